@@ -1,0 +1,17 @@
+import { envVar, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from '../infra/resources'
+
+function physical(kind: ResourceKind, key: string): string {
+  const name = envVar(kind, key)
+  const value = process.env[name]
+  if (!value) {
+    throw new Error(`Environment variable ${name} is required: this function was not granted the ${kind} '${key}'`)
+  }
+  return value
+}
+
+/** Physical name of a declared table, from the environment the deployment sets. */
+export const tableName = (key: TableKey) => physical('table', key)
+/** Physical name of a declared stream. */
+export const streamName = (key: StreamKey) => physical('stream', key)
+/** Physical name of a declared bucket. */
+export const bucketName = (key: BucketKey) => physical('bucket', key)
