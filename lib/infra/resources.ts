@@ -65,16 +65,18 @@ export const tables = {
 
 export interface StreamDecl {
   readonly description: string
+  /** What a record holds: binary Thrift, one TSV line, or one JSON document. */
+  readonly format: 'thrift' | 'tsv' | 'json'
   readonly shards: number
   readonly retentionHours: number
 }
 
 export const streams = {
-  raw: { description: 'Thrift CollectorPayload records written by the collector.', shards: 2, retentionHours: 24 },
-  good: { description: 'Enriched events, 131-column TSV.', shards: 2, retentionHours: 24 },
-  incomplete: { description: 'Failed events in the enriched format.', shards: 1, retentionHours: 24 },
-  bad: { description: 'Failed events as self-describing JSON bad rows.', shards: 1, retentionHours: 24 },
-  pii: { description: 'PII transformation events.', shards: 1, retentionHours: 24 },
+  raw: { description: 'Thrift CollectorPayload records written by the collector.', format: 'thrift', shards: 2, retentionHours: 24 },
+  good: { description: 'Enriched events, 131-column TSV.', format: 'tsv', shards: 2, retentionHours: 24 },
+  incomplete: { description: 'Failed events in the enriched format.', format: 'tsv', shards: 1, retentionHours: 24 },
+  bad: { description: 'Failed events as self-describing JSON bad rows.', format: 'json', shards: 1, retentionHours: 24 },
+  pii: { description: 'PII transformation events.', format: 'tsv', shards: 1, retentionHours: 24 },
 } as const satisfies Record<string, StreamDecl>
 
 export interface BucketDecl {
@@ -87,7 +89,7 @@ export const buckets = {
   assets: { description: 'Static registry export, enrichment assets and other published files.' },
   archive: {
     description: 'Event archive written by the loaders, and batches that stream consumers gave up on.',
-    expirations: { 'failed-batches/': 30 },
+    expirations: { 'aws/lambda/': 30 },
   },
 } as const satisfies Record<string, BucketDecl>
 
@@ -195,6 +197,35 @@ export function envVar(kind: ResourceKind, key: string): string {
 }
 
 /** Physical names used by the local runtime (`floe-event-specs`, …). On AWS, CloudFormation names them. */
-export function localName(key: string): string {
-  return `floe-${key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`
+export function localName(key: string, prefix = 'floe'): string {
+  return `${prefix}-${key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`
+}
+
+/** Physical names of every declared resource, keyed like the declaration. */
+export interface ResourceNames {
+  readonly tables: Readonly<Record<TableKey, string>>
+  readonly streams: Readonly<Record<StreamKey, string>>
+  readonly buckets: Readonly<Record<BucketKey, string>>
+}
+
+function mapKeys<K extends string>(o: Record<K, unknown>, f: (k: K) => string): Record<K, string> {
+  return Object.fromEntries(Object.keys(o).map((k) => [k, f(k as K)])) as Record<K, string>
+}
+
+/** Local physical names of every declared resource under a name prefix. */
+export function localNames(prefix = 'floe'): ResourceNames {
+  return {
+    tables: mapKeys(tables, (k) => localName(k, prefix)),
+    streams: mapKeys(streams, (k) => localName(k, prefix)),
+    buckets: mapKeys(buckets, (k) => localName(k, prefix)),
+  }
+}
+
+/** The environment variables that tell functions the physical names of resources. */
+export function resourceEnvironment(names: ResourceNames): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(names.tables)) env[envVar('table', k)] = v
+  for (const [k, v] of Object.entries(names.streams)) env[envVar('stream', k)] = v
+  for (const [k, v] of Object.entries(names.buckets)) env[envVar('bucket', k)] = v
+  return env
 }

@@ -1,4 +1,4 @@
-import { envVar, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from '../infra/resources'
+import { envVar, streams, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from '../infra/resources'
 
 function physical(kind: ResourceKind, key: string): string {
   const name = envVar(kind, key)
@@ -15,3 +15,11 @@ export const tableName = (key: TableKey) => physical('table', key)
 export const streamName = (key: StreamKey) => physical('stream', key)
 /** Physical name of a declared bucket. */
 export const bucketName = (key: BucketKey) => physical('bucket', key)
+
+/** The declared format of a stream, found by its physical name; undefined for unknown streams. */
+export function streamFormat(physicalName: string): 'thrift' | 'tsv' | 'json' | undefined {
+  for (const [key, decl] of Object.entries(streams)) {
+    if (process.env[envVar('stream', key)] === physicalName) return decl.format
+  }
+  return undefined
+}

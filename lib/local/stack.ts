@@ -1,0 +1,122 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { join } from 'node:path'
+import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type LocalEndpoints } from '../aws/clients'
+import {
+  functions,
+  localNames,
+  resourceEnvironment,
+  streamTriggerFailureBucket,
+  streamTriggers,
+  triggerId,
+  triggerSettings,
+  type ResourceNames,
+} from '../infra/resources'
+import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
+import { startEmulators, type Emulators } from './emulators'
+import { startGateway, type Gateway } from './gateway'
+import { invoke } from './handlers'
+import { provision } from './provision'
+import { StreamTrigger } from './stream-trigger'
+
+export interface LocalStackOptions {
+  /** Persistent data directory; everything in memory when omitted. */
+  readonly dataDir?: string
+  readonly host?: string
+  /** Gateway port; 0 picks a free one. */
+  readonly port?: number
+  /** Use running emulators instead of starting new ones. */
+  readonly endpoints?: LocalEndpoints
+  /** Prefix of physical resource names, so several stacks can share emulators. */
+  readonly namePrefix?: string
+  /** Run the declared stream triggers (default true). */
+  readonly triggers?: boolean
+  /** Idle poll interval of stream triggers (default 1000 ms, as Lambda). */
+  readonly pollIntervalMs?: number
+  /** First retry delay of stream triggers (default 200 ms). */
+  readonly retryDelayMs?: number
+  /** Extra environment for the functions (set in this process). */
+  readonly environment?: Readonly<Record<string, string>>
+  readonly log?: (line: string) => void
+}
+
+export interface LocalStack {
+  readonly url: string
+  readonly endpoints: LocalEndpoints
+  readonly names: ResourceNames
+  readonly triggers: ReadonlyMap<string, StreamTrigger>
+  /** Waits until every stream trigger has consumed everything written so far. */
+  drain(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Brings the whole stack up in this process: emulators, resources from the
+ * declaration, the HTTP gateway and the stream triggers. Functions run
+ * in-process with the same handlers the CDK app deploys.
+ */
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = opts.log ?? (() => {})
+  let emulators: Emulators | undefined
+  const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.host, log })).endpoints
+  const stopEmulators = async () => emulators?.stop()
+  let gateway: Gateway | undefined
+  const triggers = new Map<string, StreamTrigger>()
+  try {
+    const names = localNames(opts.namePrefix)
+    // Functions read resource names and endpoints from the environment, as on Lambda.
+    Object.assign(process.env, resourceEnvironment(names), opts.environment, {
+      [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
+      AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    })
+    for (const decl of Object.values(functions) as { environment?: Record<string, string> }[]) Object.assign(process.env, decl.environment)
+    const aws = makeClients(endpoints)
+    await provision(aws, names, log)
+
+    if (opts.triggers !== false) {
+      const checkpoints: CheckpointStore = opts.dataDir
+        ? new FileCheckpointStore(join(opts.dataDir, 'checkpoints.json'))
+        : new MemoryCheckpointStore()
+      for (const t of streamTriggers) {
+        const id = triggerId(t)
+        const trigger = new StreamTrigger({
+          id,
+          kinesis: aws.kinesis,
+          streamName: names.streams[t.stream],
+          functionName: t.function,
+          settings: triggerSettings(t),
+          checkpoints,
+          invoke: (event) => invoke(t.function, event),
+          writeFailure: async (doc) => {
+            await clients().s3.send(new PutObjectCommand({ Bucket: names.buckets[streamTriggerFailureBucket], Key: doc.key, Body: doc.body, ContentType: 'application/json' }))
+          },
+          pollIntervalMs: opts.pollIntervalMs,
+          retryDelayMs: opts.retryDelayMs,
+          log,
+        })
+        await trigger.start()
+        triggers.set(id, trigger)
+      }
+    }
+    gateway = await startGateway({ host: opts.host, port: opts.port, log })
+    const g = gateway
+    return {
+      url: g.url,
+      endpoints,
+      names,
+      triggers,
+      drain: async () => {
+        await Promise.all([...triggers.values()].map((t) => t.drain()))
+      },
+      async stop() {
+        await g.close()
+        await Promise.all([...triggers.values()].map((t) => t.stop()))
+        await stopEmulators()
+      },
+    }
+  } catch (err) {
+    await gateway?.close()
+    await Promise.all([...triggers.values()].map((t) => t.stop()))
+    await stopEmulators()
+    throw err
+  }
+}
