@@ -130,6 +130,15 @@ export const functions = {
     timeoutSeconds: 60,
     buckets: { archive: 'write' },
   },
+  registry: {
+    description: 'Iglu-compatible schema registry server under /registry-server.',
+    entry: 'functions/registry/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    tables: { schemas: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite' },
+    buckets: { assets: 'readWrite' },
+    routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions

@@ -1,0 +1,33 @@
+/**
+ * The registry service wired to DynamoDB and S3 from the function's
+ * environment (see `lib/core/iglu/README.md` for the variables).
+ */
+import type { HttpHandler } from '../http/types'
+import { createRegistryService } from '../core/iglu/service'
+import { bucketName, tableName } from '../runtime/resources'
+import { clients } from './clients'
+import { DynamoKeyStore, DynamoSchemaStore, S3Publisher } from './registry-store'
+
+const truthy = (v: string | undefined) => /^(1|true|yes|on)$/i.test(v?.trim() ?? '')
+
+export function registryFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
+  let handler: HttpHandler | undefined
+  // Built on first use, so a missing variable is reported by the request that needs it.
+  return (req) => {
+    if (!handler) {
+      const { ddb, s3 } = clients()
+      const keys = new DynamoKeyStore(ddb, tableName('apiKeys'), tableName('settings'))
+      const superApiKey = env.FLOE_SUPER_API_KEY?.trim() || undefined
+      handler = createRegistryService({
+        schemas: new DynamoSchemaStore(ddb, tableName('schemas')),
+        keys,
+        superKeys: keys,
+        publisher: new S3Publisher(s3, bucketName('assets'), env.FLOE_REGISTRY_EXPORT_PREFIX ?? ''),
+        superApiKey,
+        patchesAllowed: truthy(env.FLOE_REGISTRY_PATCHES_ALLOWED),
+        ...(env.FLOE_REGISTRY_MAX_PAYLOAD ? { maxPayloadSize: Number(env.FLOE_REGISTRY_MAX_PAYLOAD) } : {}),
+      })
+    }
+    return handler(req)
+  }
+}
