@@ -1,9 +1,10 @@
 import type { Command } from './command'
 import { UsageError } from './command'
 import { startCommand } from './start'
+import { registryCommands } from './registry'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands]
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length))
