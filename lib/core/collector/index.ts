@@ -1,0 +1,4 @@
+export * from './config'
+export * from './cookies'
+export * from './split'
+export * from './service'
