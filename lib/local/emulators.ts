@@ -57,12 +57,17 @@ function dynamoDbLocalDir(): string {
   return join(libDir, dirs.sort().at(-1)!)
 }
 
+/** The Java executable: `FLOE_JAVA`, or `java` from the PATH. */
+export function javaCommand(): string {
+  return process.env.FLOE_JAVA || 'java'
+}
+
 /** Checks that a Java runtime is on the PATH, with a one-line error when it is not. */
 export async function checkJava(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('java', ['-version'], { stdio: 'ignore' })
+    const child = spawn(javaCommand(), ['-version'], { stdio: 'ignore' })
     child.on('error', () =>
-      reject(new JavaMissingError('Java 17 or later is required to run DynamoDB Local: install a JRE (e.g. `apt-get install openjdk-17-jre-headless`) and make sure `java` is on the PATH.')),
+      reject(new JavaMissingError(`Java 17 or later is required to run DynamoDB Local, and '${javaCommand()}' was not found: install a JRE (e.g. \`apt-get install openjdk-17-jre-headless\`) or set FLOE_JAVA to the java executable.`)),
     )
     child.on('exit', () => resolve())
   })
@@ -122,7 +127,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     '-sharedDb',
     '-disableTelemetry',
   ]
-  const child = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
+  const child = spawn(javaCommand(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
   child.stdout!.resume()

@@ -10,6 +10,7 @@ import {
   triggerId,
   triggerSettings,
   type ResourceNames,
+  type StreamTriggerSettings,
 } from '../infra/resources'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
@@ -32,6 +33,8 @@ export interface LocalStackOptions {
   readonly triggers?: boolean
   /** Idle poll interval of stream triggers (default 1000 ms, as Lambda). */
   readonly pollIntervalMs?: number
+  /** Settings applied over every stream trigger's own, e.g. a zero batching window in tests. */
+  readonly triggerOverrides?: Partial<StreamTriggerSettings>
   /** First retry delay of stream triggers (default 200 ms). */
   readonly retryDelayMs?: number
   /** Extra environment for the functions (set in this process). */
@@ -83,7 +86,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           kinesis: aws.kinesis,
           streamName: names.streams[t.stream],
           functionName: t.function,
-          settings: triggerSettings(t),
+          settings: { ...triggerSettings(t), ...opts.triggerOverrides },
           checkpoints,
           invoke: (event) => invoke(t.function, event),
           writeFailure: async (doc) => {

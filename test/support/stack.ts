@@ -30,6 +30,7 @@ export function useLocalStack(opts: Omit<LocalStackOptions, 'endpoints'> = {}): 
       namePrefix: uniquePrefix(),
       pollIntervalMs: 50,
       retryDelayMs: 10,
+      triggerOverrides: { maxBatchingWindowSeconds: 0 },
       ...opts,
     })
   })

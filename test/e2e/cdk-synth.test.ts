@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { functions } from '../../lib/infra/resources'
+import { projectRoot } from '../../lib/local/handlers'
+
+it('`npx cdk synth` works offline without credentials and bundles every function', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'floe-cdk-'))
+  try {
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', HOME: out, CDK_DISABLE_CLI_TELEMETRY: 'true' }
+    const child = spawn('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let log = ''
+    child.stdout.on('data', (d) => (log += d))
+    child.stderr.on('data', (d) => (log += d))
+    const code = await new Promise((r) => child.once('exit', r))
+    expect(code, log).toBe(0)
+    const template = JSON.parse(readFileSync(join(out, 'FloeApp.template.json'), 'utf8'))
+    const fns = Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')
+    expect(fns).toHaveLength(Object.keys(functions).length)
+    const assets = readdirSync(out).filter((f) => f.startsWith('asset.'))
+    for (const a of assets) expect(readdirSync(join(out, a))).toContain('index.mjs')
+  } finally {
+    rmSync(out, { recursive: true, force: true })
+  }
+}, 120_000)

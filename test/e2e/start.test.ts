@@ -1,0 +1,129 @@
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import { GetRecordsCommand, GetShardIteratorCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis'
+import { ListObjectsV2Command } from '@aws-sdk/client-s3'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { makeClients } from '../../lib/aws/clients'
+import type { EndpointsFile } from '../../lib/local/cli-start'
+import { eventually, floe, type Running } from '../support/process'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
+const env = { FLOE_DATA_DIR: dataDir, PORT: '0' }
+const started: Running[] = []
+
+afterAll(async () => {
+  for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGKILL')
+  // A DynamoDB Local orphaned by the kill -9 below is stopped by the restart; make sure.
+  const pidFile = join(dataDir, 'dynamodb.pid')
+  if (existsSync(pidFile)) {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
+    } catch {}
+  }
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function start(): Promise<{ proc: Running; ep: EndpointsFile }> {
+  const proc = floe(['start'], env)
+  started.push(proc)
+  await proc.waitFor('Floe is up')
+  const ep = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile
+  expect(ep.pid).toBe(proc.child.pid)
+  return { proc, ep }
+}
+
+async function archiveKeys(ep: EndpointsFile): Promise<string[]> {
+  const { s3 } = makeClients(ep)
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: 'floe-archive', Prefix: 'floe-raw/' }))
+  return (out.Contents ?? []).map((o) => o.Key!).sort()
+}
+
+describe('floe start', () => {
+  it('serves /health, writes endpoints.json, and keeps all data across kill -9 and a clean SIGTERM stop', async () => {
+    const first = await start()
+    expect(first.proc.output()).toMatch(/HTTP API\s+http:\/\/127\.0\.0\.1:\d+/)
+    expect(await (await fetch(`${first.ep.http}/health`)).text()).toBe('ok')
+
+    const aws = makeClients(first.ep)
+    await aws.ddb.send(new PutItemCommand({ TableName: 'floe-settings', Item: { pk: { S: 'probe' }, sk: { S: 'x' }, v: { S: 'kept' } } }))
+    await aws.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-raw', Records: [{ Data: Buffer.from('r1'), PartitionKey: 'a' }] }))
+    const keysBefore = await eventually(async () => {
+      const keys = await archiveKeys(first.ep)
+      return keys.length > 0 ? keys : undefined
+    }, 'the archive loader to write the first record')
+    const checkpoints = await eventually(async () => {
+      const f = join(dataDir, 'checkpoints.json')
+      return existsSync(f) ? readFileSync(f, 'utf8') : undefined
+    }, 'a checkpoint')
+    const orphan = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
+
+    first.proc.child.kill('SIGKILL')
+    await first.proc.exited
+    expect(alive(orphan)).toBe(true) // the Java child outlives a hard kill
+
+    const second = await start()
+    expect(second.proc.output()).toContain('left running by a previous run')
+    expect(alive(orphan)).toBe(false)
+    const aws2 = makeClients(second.ep)
+    const item = await aws2.ddb.send(new GetItemCommand({ TableName: 'floe-settings', Key: { pk: { S: 'probe' }, sk: { S: 'x' } } }))
+    expect(item.Item?.v?.S).toBe('kept')
+    expect(await archiveKeys(second.ep)).toEqual(keysBefore)
+    expect(JSON.parse(readFileSync(join(dataDir, 'checkpoints.json'), 'utf8'))).toEqual(JSON.parse(checkpoints))
+    // The stream kept its record too.
+    let found = false
+    for (const shard of ['shardId-000000000000', 'shardId-000000000001']) {
+      const it = await aws2.kinesis.send(new GetShardIteratorCommand({ StreamName: 'floe-raw', ShardId: shard, ShardIteratorType: 'TRIM_HORIZON' }))
+      const recs = await aws2.kinesis.send(new GetRecordsCommand({ ShardIterator: it.ShardIterator }))
+      found ||= (recs.Records ?? []).some((r) => Buffer.from(r.Data!).toString() === 'r1')
+    }
+    expect(found).toBe(true)
+
+    // New records after the restart are archived; the old one is not archived again.
+    await aws2.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-raw', Records: [{ Data: Buffer.from('r2'), PartitionKey: 'b' }] }))
+    const keysAfter = await eventually(async () => {
+      const keys = await archiveKeys(second.ep)
+      return keys.length > keysBefore.length ? keys : undefined
+    }, 'the archive loader to write the new record')
+    expect(keysAfter).toHaveLength(keysBefore.length + 1)
+
+    const ddbPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
+    second.proc.child.kill('SIGTERM')
+    expect(await second.proc.exited).toBe(0)
+    expect(second.proc.output()).toContain('stopped')
+    expect(existsSync(join(dataDir, 'endpoints.json'))).toBe(false)
+    expect(alive(ddbPid)).toBe(false)
+  }, 180_000)
+
+  it('refuses a second stack on the same data directory with a clear message', async () => {
+    const a = await start()
+    const b = floe(['start'], env)
+    expect(await b.exited).toBe(1)
+    expect(b.output()).toContain('is in use by another Floe process')
+    a.proc.child.kill('SIGTERM')
+    expect(await a.proc.exited).toBe(0)
+  }, 120_000)
+})
+
+describe('floe start without Java', () => {
+  it('fails with a one-line message naming the missing runtime', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-nojava-'))
+    try {
+      const p = floe(['start'], { FLOE_DATA_DIR: dir, PORT: '0', FLOE_JAVA: join(dir, 'no-such-java') })
+      expect(await p.exited).toBe(1)
+      expect(p.output().trim()).toMatch(/^floe: Java 17 or later is required to run DynamoDB Local/m)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { projectRoot } from '../../lib/local/handlers'
+
+export interface Running {
+  readonly child: ChildProcess
+  /** Everything printed so far (stdout and stderr). */
+  output(): string
+  /** Resolves when the output contains `text`; rejects if the process exits first. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>
+}
+
+/** Starts `node bin/floe.mjs ...args` from the project root (asynchronously: emulators may live in this process). */
+export function floe(args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, ['bin/floe.mjs', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  const listeners = new Set<() => void>()
+  const onData = (d: Buffer) => {
+    out += d.toString()
+    for (const l of [...listeners]) l()
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor(text, timeoutMs = 90_000) {
+      const found = () => (typeof text === 'string' ? out.includes(text) : text.test(out))
+      return new Promise<void>((resolve, reject) => {
+        if (found()) return resolve()
+        const timer = setTimeout(() => done(new Error(`timed out waiting for ${text}; output:\n${out}`)), timeoutMs)
+        const check = () => found() && done()
+        const done = (err?: Error) => {
+          clearTimeout(timer)
+          listeners.delete(check)
+          err ? reject(err) : resolve()
+        }
+        listeners.add(check)
+        void exited.then((code) => done(found() ? undefined : new Error(`exited (${code}) before printing ${text}; output:\n${out}`)))
+      })
+    },
+  }
+}
+
+/** Polls `probe` until it returns a value other than undefined (for state owned by another process). */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
