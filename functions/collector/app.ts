@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import { DEFAULT_COLLECTOR_CONFIG, loadCollectorConfig, type CollectorConfig } from '../../lib/core/collector/config'
+import { handleCollectorRequest, sinkFailureResponse, type CollectorRecord } from '../../lib/core/collector/service'
+import type { HttpHandler } from '../../lib/http/types'
+
+/** Environment variable holding the collector configuration as JSON (optional; defaults otherwise). */
+export const COLLECTOR_CONFIG_ENV = 'FLOE_COLLECTOR_CONFIG'
+
+/** Writes a request's records; resolves only when all of them are stored. */
+export type RecordSink = (records: readonly CollectorRecord[], config: CollectorConfig) => Promise<void>
+
+let cached: { source: string | undefined; config: CollectorConfig } | undefined
+
+/** The configuration from `FLOE_COLLECTOR_CONFIG`, validated once per distinct value. */
+export function collectorConfigFromEnv(): CollectorConfig {
+  const source = process.env[COLLECTOR_CONFIG_ENV]
+  if (!cached || cached.source !== source) {
+    const config = source ? loadCollectorConfig(JSON.parse(source)) : DEFAULT_COLLECTOR_CONFIG
+    cached = { source, config }
+  }
+  return cached.config
+}
+
+/**
+ * The collector as an HTTP handler: the pure core decides the answer and the
+ * records; the answer is sent only after the sink stored every record, and a
+ * failed write becomes a 503 the trackers retry.
+ */
+export function collectorHttpHandler(sink: RecordSink, config: () => CollectorConfig = collectorConfigFromEnv): HttpHandler {
+  let sinkHealthy = true
+  return async (req) => {
+    const cfg = config()
+    const { response, records } = handleCollectorRequest(req, cfg, Date.now(), randomUUID, { sinkHealthy })
+    if (records.length === 0) return response
+    try {
+      await sink(records, cfg)
+      sinkHealthy = true
+      return response
+    } catch (err) {
+      sinkHealthy = false
+      console.error(JSON.stringify({ level: 'error', msg: 'collector write failed', path: req.path, records: records.length, error: String((err as Error)?.message ?? err) }))
+      return sinkFailureResponse(req)
+    }
+  }
+}

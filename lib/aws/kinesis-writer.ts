@@ -1,0 +1,210 @@
+import { PutRecordsCommand, type KinesisClient, type PutRecordsRequestEntry, type PutRecordsResultEntry } from '@aws-sdk/client-kinesis'
+
+/** One record to write. */
+export interface KinesisRecord {
+  readonly partitionKey: string
+  readonly data: Uint8Array
+}
+
+/** Exponential backoff with full jitter: attempt n waits a random time in [0, min(max, base·2^(n-1))]. */
+export interface BackoffPolicy {
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+  /** Attempts in all, the first included. */
+  readonly maxAttempts: number
+}
+
+export interface KinesisWriterOptions {
+  /** For per-record internal failures, network errors and 5xx answers. */
+  readonly retry?: Partial<BackoffPolicy>
+  /** For throttling (`ProvisionedThroughputExceededException`, `LimitExceededException`, …), which needs longer pauses. */
+  readonly throttled?: Partial<BackoffPolicy>
+  /** Injected for tests. */
+  readonly sleep?: (ms: number) => Promise<void>
+  readonly random?: () => number
+}
+
+/** PutRecords limits: records per call, bytes per call (data plus partition keys), bytes per record. */
+export const MAX_RECORDS_PER_CALL = 500
+export const MAX_BYTES_PER_CALL = 5 * 1024 * 1024
+export const MAX_BYTES_PER_RECORD = 1024 * 1024
+
+export const DEFAULT_RETRY: BackoffPolicy = { baseDelayMs: 50, maxDelayMs: 1000, maxAttempts: 5 }
+export const DEFAULT_THROTTLED: BackoffPolicy = { baseDelayMs: 200, maxDelayMs: 2000, maxAttempts: 6 }
+
+/** A failure to write some records, after every retry allowed. */
+export class KinesisWriteError extends Error {
+  override readonly name = 'KinesisWriteError'
+  constructor(
+    readonly streamName: string,
+    /** The records that were not written, with the last error each got. */
+    readonly failed: readonly { readonly record: KinesisRecord; readonly errorCode: string; readonly errorMessage: string }[],
+    readonly attempts: number,
+    readonly total: number,
+    options?: { cause?: unknown },
+  ) {
+    const first = failed[0]
+    super(
+      `Could not write ${failed.length} of ${total} record(s) to Kinesis stream '${streamName}' after ${attempts} attempt(s): ` +
+        `${first ? `${first.errorCode}: ${first.errorMessage}` : 'unknown error'}`,
+      options,
+    )
+  }
+}
+
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'LimitExceededException',
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+])
+
+/** Errors that another attempt cannot fix: give up at once. */
+const PERMANENT = new Set([
+  'ResourceNotFoundException',
+  'ValidationException',
+  'InvalidArgumentException',
+  'AccessDeniedException',
+  'KMSAccessDeniedException',
+  'KMSDisabledException',
+  'KMSInvalidStateException',
+  'KMSNotFoundException',
+  'KMSOptInRequired',
+  'UnrecognizedClientException',
+  'SerializationException',
+])
+
+function recordBytes(r: KinesisRecord): number {
+  return r.data.byteLength + Buffer.byteLength(r.partitionKey, 'utf8')
+}
+
+/** Splits records into PutRecords calls of at most 500 records and 5 MiB. Order is kept. */
+export function chunkRecords<T extends KinesisRecord>(records: readonly T[]): T[][] {
+  const chunks: T[][] = []
+  let current: T[] = []
+  let bytes = 0
+  for (const r of records) {
+    const size = recordBytes(r)
+    if (current.length > 0 && (current.length >= MAX_RECORDS_PER_CALL || bytes + size > MAX_BYTES_PER_CALL)) {
+      chunks.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(r)
+    bytes += size
+  }
+  if (current.length > 0) chunks.push(current)
+  return chunks
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { name?: string; code?: string; Code?: string }
+  return e?.name && e.name !== 'Error' ? e.name : (e?.code ?? e?.Code ?? 'Error')
+}
+
+function isRetryableCall(err: unknown): boolean {
+  const e = err as { $metadata?: { httpStatusCode?: number }; $fault?: string }
+  const code = errorCode(err)
+  if (PERMANENT.has(code)) return false
+  const status = e?.$metadata?.httpStatusCode
+  if (status !== undefined && status >= 400 && status < 500 && !THROTTLING.has(code)) return false
+  return true
+}
+
+/**
+ * Writes records to a Kinesis stream with PutRecords: chunked to the API
+ * limits, records that fail individually retried with exponential backoff and
+ * jitter (a separate, slower policy for throttling), whole-call failures
+ * retried when they are transient. Resolves once every record is written;
+ * rejects with a `KinesisWriteError` naming what was lost when it gives up.
+ */
+export class KinesisWriter {
+  private readonly retry: BackoffPolicy
+  private readonly throttled: BackoffPolicy
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly random: () => number
+
+  constructor(
+    private readonly client: KinesisClient,
+    options: KinesisWriterOptions = {},
+  ) {
+    this.retry = { ...DEFAULT_RETRY, ...options.retry }
+    this.throttled = { ...DEFAULT_THROTTLED, ...options.throttled }
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+    this.random = options.random ?? Math.random
+  }
+
+  private delay(policy: BackoffPolicy, attempt: number): number {
+    const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+    return Math.floor(this.random() * cap)
+  }
+
+  /** Writes every record, in order within each call; chunks are sent one after another. */
+  async write(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
+    for (const r of records) {
+      const size = recordBytes(r)
+      if (size > MAX_BYTES_PER_RECORD) {
+        throw new KinesisWriteError(streamName, [{ record: r, errorCode: 'RecordTooLarge', errorMessage: `record of ${size} bytes exceeds the 1 MiB limit` }], 0, records.length)
+      }
+    }
+    for (const chunk of chunkRecords(records)) await this.writeChunk(streamName, chunk)
+  }
+
+  private async writeChunk(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
+    let pending = records
+    let lastErrors: { errorCode: string; errorMessage: string }[] = []
+    let attempt = 0
+    let retries = 0
+    let throttles = 0
+    for (;;) {
+      attempt++
+      let results: PutRecordsResultEntry[] | undefined
+      let callError: unknown
+      try {
+        const entries: PutRecordsRequestEntry[] = pending.map((r) => ({ PartitionKey: r.partitionKey, Data: r.data }))
+        const out = await this.client.send(new PutRecordsCommand({ StreamName: streamName, Records: entries }))
+        results = out.Records ?? []
+        if (!out.FailedRecordCount) return
+      } catch (err) {
+        callError = err
+      }
+
+      let throttled: boolean
+      if (callError !== undefined) {
+        const code = errorCode(callError)
+        lastErrors = pending.map(() => ({ errorCode: code, errorMessage: (callError as Error)?.message ?? String(callError) }))
+        if (!isRetryableCall(callError)) {
+          throw new KinesisWriteError(streamName, pending.map((record, i) => ({ record, ...lastErrors[i]! })), attempt, records.length, { cause: callError })
+        }
+        throttled = THROTTLING.has(code)
+      } else {
+        const failed: KinesisRecord[] = []
+        lastErrors = []
+        throttled = false
+        results!.forEach((res, i) => {
+          if (!res.ErrorCode) return
+          failed.push(pending[i]!)
+          lastErrors.push({ errorCode: res.ErrorCode, errorMessage: res.ErrorMessage ?? '' })
+          if (THROTTLING.has(res.ErrorCode)) throttled = true
+        })
+        pending = failed
+        if (pending.length === 0) return
+      }
+
+      const policy = throttled ? this.throttled : this.retry
+      const n = throttled ? ++throttles : ++retries
+      if (n >= policy.maxAttempts) {
+        throw new KinesisWriteError(
+          streamName,
+          pending.map((record, i) => ({ record, ...lastErrors[i]! })),
+          attempt,
+          records.length,
+          callError !== undefined ? { cause: callError } : undefined,
+        )
+      }
+      await this.sleep(this.delay(policy, n))
+    }
+  }
+}
