@@ -139,6 +139,14 @@ export const functions = {
     buckets: { assets: 'readWrite' },
     routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
   },
+  collector: {
+    description: 'Snowplow-compatible collector: every tracker request to a Thrift CollectorPayload on the raw stream (FLOE_COLLECTOR_CONFIG: optional JSON configuration).',
+    entry: 'functions/collector/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    streams: { raw: 'write', bad: 'write' },
+    routes: ['$default'],
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions
