@@ -7,9 +7,8 @@ import { registryCommands } from './registry'
 export const commands: readonly Command[] = [startCommand, ...registryCommands]
 
 function help(): string {
-  const width = Math.max(...commands.map((c) => c.usage.length))
-  const rows = commands.map((c) => `  floe ${c.usage.padEnd(width)}  ${c.summary}`)
-  return ['Usage: floe <command> [options]', '', 'Commands:', ...rows, ''].join('\n')
+  const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])
+  return ['Usage: floe <command> [options]', '', 'Commands:', ...rows, '', "Run 'floe <command> --help' for one command's usage.", ''].join('\n')
 }
 
 /** Finds the command whose (possibly multi-word) name is the longest prefix of argv. */
