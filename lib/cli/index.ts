@@ -2,9 +2,10 @@ import type { Command } from './command'
 import { UsageError } from './command'
 import { startCommand } from './start'
 import { registryCommands } from './registry'
+import { tailCommand } from './tail'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])
