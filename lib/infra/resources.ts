@@ -193,7 +193,10 @@ export interface StreamTriggerDecl extends Partial<StreamTriggerSettings> {
 
 export const streamTriggers = [
   { function: 'archive', stream: 'raw', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'pii', batchSize: 500, maxBatchingWindowSeconds: 5 },
 ] as const satisfies readonly StreamTriggerDecl[]
 
 /** The full settings of a mapping: the defaults, overridden by the mapping's own. */
