@@ -84,4 +84,16 @@ describe.skipIf(!existsSync(schemasDir))('floe registry CLI against a local regi
     expect(res.code).toBe(0)
     expect(res.stdout.trim().split('\n').at(-1)).toMatch(/^660 schemas linted: 660 passed, 0 failed/)
   })
+
+  it('changes the super key with floe registry superkey', async () => {
+    const res = await floe(['registry', 'superkey', stack.current.url, SUPER])
+    expect(res.code, res.stderr).toBe(0)
+    const next = /New key \(shown once\): ([0-9a-f-]{36})/.exec(res.stdout)?.[1]
+    expect(next).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/)
+    const keygen = await floe(['registry', 'keygen', 'com.example', stack.current.url, next!])
+    expect(keygen.code, keygen.stderr).toBe(0)
+    const refused = await floe(['registry', 'superkey', stack.current.url, SUPER, 'not-a-v4-key'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('UUID v4')
+  })
 })

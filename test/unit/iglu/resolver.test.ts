@@ -273,6 +273,13 @@ describe('resolver configuration', () => {
     expect(extra.map((r) => r.name)).toEqual(['Floe registry', 'Floe embedded', 'Embedded /x', 'Embedded /y'])
     expect(defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: '' } }).config.repositories).toEqual([])
   })
+  it('configurations validate against the bundled resolver-config schema', async () => {
+    const { config: c, extra } = defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
+    const r = resolverFromConfig(c, { extra })
+    expect(await r.validate(config)).toEqual({ ok: true, schema: key(config.schema) })
+    const broken = { ...config, data: { ...config.data, repositories: [{ name: 'x', priority: 0, vendorPrefixes: [], connection: { ftp: {} } }] } }
+    expect(await r.validate(broken)).toMatchObject({ ok: false, reason: 'invalid-data' })
+  })
   it('the project schemas directory is always available', async () => {
     const { config: c, extra } = defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
     const r = resolverFromConfig(c, { extra })
