@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
-  compareSchemaVer, criterionMatches, formatCriterion, parseCriterion, parseIgluUri, parseSchemaPath, parseSchemaVer, toIgluUri,
+  compareSchemaVer, formatSchemaVer, criterionMatches, formatCriterion, parseCriterion, parseIgluUri, parseSchemaPath, parseSchemaVer, toIgluUri,
 } from '../../../lib/core/iglu/keys'
 import { selfDescribingMetaSchema } from '../../../lib/core/iglu/metaschema'
 import { canonicalSchema, decodeSelfDescribingData, decodeSelfDescribingSchema, metaSchemaErrors } from '../../../lib/core/iglu/selfdesc'
@@ -15,6 +16,18 @@ describe('SchemaVer and Iglu URIs', () => {
       expect(r.ok, bad).toBe(false)
       if (!r.ok) expect(r.message).toBe(`Cannot parse version part '${bad}' as SchemaVer, INVALID_SCHEMAVER`)
     }
+  })
+  it('formats and parses SchemaVers and URIs as inverses, ordering like tuples', () => {
+    const ver = fc.record({ model: fc.integer({ min: 1, max: 10_000 }), revision: fc.nat(10_000), addition: fc.nat(10_000) })
+    const part = fc.stringMatching(/^[a-zA-Z0-9_-]{1,12}$/)
+    fc.assert(fc.property(ver, ver, part, part, (a, b, vendor, name) => {
+      expect(parseSchemaVer(formatSchemaVer(a))).toEqual({ ok: true, value: a })
+      const uri = `iglu:${vendor}.x/${name}/jsonschema/${formatSchemaVer(a)}`
+      const k = parseIgluUri(uri)
+      expect(k.ok && toIgluUri(k.value)).toBe(uri)
+      const tuple = a.model - b.model || a.revision - b.revision || a.addition - b.addition
+      expect(Math.sign(compareSchemaVer(a, b))).toBe(Math.sign(tuple))
+    }))
   })
   it('orders versions numerically', () => {
     const vs = ['1-0-10', '1-0-2', '2-0-0', '1-1-0'].map((v) => (parseSchemaVer(v) as any).value)
