@@ -14,6 +14,7 @@ import type { Ctx, Node } from './nodes'
 import {
   ARR,
   BOOL,
+  canon,
   child,
   declaredTypes,
   idOf,
@@ -96,6 +97,7 @@ export class Inclusion {
     if (isTrivial(b.s)) return C
     if (A.length === 0) A = [TOP_NODE]
     if (A.some((n) => n.s === b.s && n.root === b.root && !!n.skipRef === !!b.skipRef)) return C
+    if (A.length === 1 && this.equivalent(A[0], b)) return C
     const key = A.map((n) => idOf(n.s) + (n.skipRef ? 's' : '')).join(',') + '|' + idOf(b.s) + (b.skipRef ? 's' : '')
     const seenAt = this.active.get(key)
     if (seenAt !== undefined) {
@@ -107,6 +109,15 @@ export class Inclusion {
     } finally {
       this.active.delete(key)
     }
+  }
+
+  /** Structurally equal schemas (annotations aside) whose local references resolve in equal documents. */
+  private equivalent(a: Node, b: Node): boolean {
+    if (!!a.skipRef !== !!b.skipRef) return false
+    const ca = canon(a.s)
+    const cb = canon(b.s)
+    if (ca.c !== cb.c) return false
+    return !ca.localRef || a.root === b.root || canon(a.root).c === canon(b.root).c
   }
 
   private andAll(parts: (() => R)[]): R {
@@ -672,6 +683,7 @@ export class Inclusion {
     if (pats.length > MAX_REGION_PATTERNS) return U('patternProperties', path, 'too many patternProperties to compare')
     const ms: (Matcher | undefined)[] = pats.map((x) => compilePattern(x))
     const namesList = [...names]
+    const maxName = Math.max(0, ...[...names].map((x) => x.length))
     const namesM = compilePattern(namesList.length === 0 ? '[]' : `^(?:${namesList.map(escapeRegex).join('|')})$`)
     const regionSchemas = (n: Node, member: boolean[]): KeyEff => {
       const nodes: Node[] = []
@@ -707,27 +719,33 @@ export class Inclusion {
       const effB = regionSchemas(b, member)
       if (!effB.forbidden && effB.nodes.length === 0) continue
       parts.push(() => {
+        const Ak = effA.length > 0 ? effA : [TOP_NODE]
+        let r: R = C
+        if (!effB.forbidden) {
+          r = this.andAll(effB.nodes.map((bn) => () => this.incl(Ak, bn, p, depth + 1)))
+          if (r.k === 'C') return C
+        }
+        // Only now find out whether the region holds any key at all, and name one.
         let key: string | undefined
-        if (ms.every((x) => x !== undefined) && namesM) {
-          const all = [...(ms as Matcher[]), namesM]
-          const found = findString(all, (acc) => acc.every((a, i) => (i < pats.length ? a === member[i] : !a)), [], Infinity, ctx.budget)
-          if (found === null) return C
-          key = found
+        if (ms.every((x) => x !== undefined)) {
+          const pm = ms as Matcher[]
+          const inRegion = (acc: boolean[]): boolean => acc.every((a, i) => a === member[i])
+          const found = findString(pm, (acc, k) => k > maxName && inRegion(acc), [maxName + 1], Infinity, ctx.budget)
+          if (found !== null) key = found
+          else if (namesM) {
+            const exact = findString([...pm, namesM], (acc) => acc.every((a, i) => (i < pats.length ? a === member[i] : !a)), [], Infinity, ctx.budget)
+            if (exact === null) return C
+            key = exact
+          }
         }
         if (effB.forbidden) {
           if (key === undefined) return U('additionalProperties', p, 'cannot find a key name for an extra property (unsupported regex)')
           const v = generate(ctx, effA, 0, 127, depth + 1)
           return compose(v === NONE ? {} : { set: new Map([[key, v]]) }, U('additionalProperties', p, 'B forbids extra keys; no extra key value of A was found'))
         }
-        const Ak = effA.length > 0 ? effA : [TOP_NODE]
-        return this.andAll(
-          effB.nodes.map((bn) => () => {
-            const r = this.incl(Ak, bn, p, depth + 1)
-            if (r.k !== 'I') return r
-            if (key === undefined) return U('patternProperties', p, 'cannot find a key name for a counterexample (unsupported regex)')
-            return compose({ set: new Map([[key, r.w]]) }, U('additionalProperties', p, 'an extra-key counterexample could not be placed in an object of A'))
-          }),
-        )
+        if (r.k !== 'I') return r
+        if (key === undefined) return U('patternProperties', p, 'cannot find a key name for a counterexample (unsupported regex)')
+        return compose({ set: new Map([[key, r.w]]) }, U('additionalProperties', p, 'an extra-key counterexample could not be placed in an object of A'))
       })
     }
     return this.andAll(parts)

@@ -315,3 +315,56 @@ export function cpLength(s: string): number {
 export function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined
 }
+
+const SCHEMA_ONE = new Set(['not', 'additionalProperties', 'additionalItems', 'items'])
+const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'items'])
+const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', 'dependencies'])
+
+export interface Canon {
+  /** Canonical text of the constraining content (annotations dropped, keys sorted). */
+  readonly c: string
+  /** Whether the subtree contains a document-relative `$ref` ('#...'). */
+  readonly localRef: boolean
+}
+
+const canonCache = new WeakMap<object, Canon>()
+
+/** Canonical form of a schema for structural equality (memoized per object). */
+export function canon(s: unknown): Canon {
+  if (!isObject(s)) {
+    if (Array.isArray(s)) {
+      const parts = s.map((x) => canon(x))
+      return { c: `[${parts.map((p) => p.c).join(',')}]`, localRef: parts.some((p) => p.localRef) }
+    }
+    return { c: JSON.stringify(s) ?? 'undefined', localRef: false }
+  }
+  const hit = canonCache.get(s)
+  if (hit) return hit
+  let localRef = false
+  const out: string[] = []
+  for (const k of Object.keys(s).sort()) {
+    if (EQ_IGNORED.has(k)) continue
+    const v = s[k]
+    let c: string
+    if (k === '$ref' && typeof v === 'string') {
+      if (!v.startsWith('iglu:') && !/^https?:/.test(v)) localRef = true
+      c = JSON.stringify(v)
+    } else if (SCHEMA_MAP.has(k) && isObject(v)) {
+      const inner: string[] = []
+      for (const p of Object.keys(v).sort()) {
+        const x = canon(v[p])
+        localRef ||= x.localRef
+        inner.push(`${JSON.stringify(p)}:${x.c}`)
+      }
+      c = `{${inner.join(',')}}`
+    } else if ((SCHEMA_ONE.has(k) && isObject(v)) || (SCHEMA_LIST.has(k) && Array.isArray(v))) {
+      const x = canon(v)
+      localRef ||= x.localRef
+      c = x.c
+    } else c = JSON.stringify(v) ?? 'undefined'
+    out.push(`${JSON.stringify(k)}:${c}`)
+  }
+  const res = { c: `{${out.join(',')}}`, localRef }
+  canonCache.set(s, res)
+  return res
+}

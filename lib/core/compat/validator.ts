@@ -19,7 +19,7 @@ const NO_RESOLVER = {}
 const instances = new WeakMap<object, Instance>()
 
 function makeInstance(): Instance {
-  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors: false })
+  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors: false, code: { optimize: false } })
   addFormats(ajv)
   ajv.addKeyword('self')
   return { ajv, compiled: new Map(), added: new Set() }
