@@ -3,9 +3,10 @@ import { UsageError } from './command'
 import { startCommand } from './start'
 import { registryCommands } from './registry'
 import { tailCommand } from './tail'
+import { schemaCompatCommand } from './schema'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])
