@@ -52,7 +52,7 @@ export class FloeFunction extends Construct {
       logGroup,
       depsLockFilePath: resolve(props.projectRoot, 'package-lock.json'),
       projectRoot: props.projectRoot,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...decl.environment },
+      environment: { NODE_OPTIONS: '--enable-source-maps', FLOE_SCHEMAS_DIR: '/var/task/schemas', ...decl.environment },
       bundling: {
         format: OutputFormat.ESM,
         target: 'node22',
@@ -61,6 +61,12 @@ export class FloeFunction extends Construct {
         externalModules: ['@aws-sdk/*'],
         banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
         forceDockerBundling: false,
+        // The project's JSON Schemas ship with every function (validators, embedded registry).
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [`cp -R "${inputDir}/schemas" "${outputDir}/schemas"`],
+        },
       },
     })
     for (const [key, access] of Object.entries(decl.tables ?? {}) as [TableKey, Access][]) {

@@ -20,7 +20,7 @@ it('`npx cdk synth` works offline without credentials and bundles every function
     const fns = Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::Lambda::Function')
     expect(fns).toHaveLength(Object.keys(functions).length)
     const assets = readdirSync(out).filter((f) => f.startsWith('asset.'))
-    for (const a of assets) expect(readdirSync(join(out, a))).toContain('index.mjs')
+    for (const a of assets) expect(readdirSync(join(out, a))).toEqual(expect.arrayContaining(['index.mjs', 'schemas']))
   } finally {
     rmSync(out, { recursive: true, force: true })
   }

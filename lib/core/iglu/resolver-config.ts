@@ -3,8 +3,8 @@
  * Floe's default configuration.
  */
 import { readFileSync } from 'node:fs'
-import { dirname, isAbsolute, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { isAbsolute, resolve } from 'node:path'
+import { schemasDir } from '../../runtime/schemas'
 import { parseIgluUri } from './keys'
 import { EmbeddedRepository, HttpRepository, StoreRepository, type Repository } from './repositories'
 import { Resolver } from './resolver'
@@ -98,8 +98,6 @@ export function resolverFromConfig(config: ResolverConfig, opts: BuildOptions = 
   })
 }
 
-/** The project root, where the `schemas/` directory lives (overridable with FLOE_SCHEMAS_DIR). */
-export const projectSchemasRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 
 /** Splits `FLOE_IGLU_DIRS`: `:` or `,` separated. */
 export function igluDirs(value: string | undefined): string[] {
@@ -142,7 +140,7 @@ export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { conf
   }
   const extra: Repository[] = []
   if (opts.store) extra.push(new StoreRepository(opts.store, { name: 'Floe registry', priority: 0 }))
-  extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? projectSchemasRoot, { name: 'Floe embedded', priority: 0 }))
+  extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? schemasDir(), { name: 'Floe embedded', priority: 0 }))
   igluDirs(env.FLOE_IGLU_DIRS).forEach((d, i) => {
     extra.push(new EmbeddedRepository(resolve(d), { name: `Embedded ${d}`, priority: 1 + i }))
   })
