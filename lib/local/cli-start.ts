@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve, join } from 'node:path'
+import { isUuidV4 } from '../core/iglu/apikeys'
 import { JavaMissingError } from './emulators'
 import { startLocalStack } from './stack'
 
@@ -49,6 +50,11 @@ export async function startFromCli(): Promise<number> {
     process.stderr.write(`floe: PORT must be a port number, got '${process.env.PORT}'\n`)
     return 2
   }
+  const superKey = process.env.FLOE_SUPER_API_KEY?.trim()
+  if (superKey && !isUuidV4(superKey)) {
+    process.stderr.write('floe: FLOE_SUPER_API_KEY must be a UUID v4 (for example the output of `uuidgen -r`)\n')
+    return 2
+  }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
   mkdirSync(dir, { recursive: true })
   try {
@@ -73,6 +79,14 @@ export async function startFromCli(): Promise<number> {
       return 1
     }
     throw err
+  }
+  // Let the registry check or create its super API key now, so a generated key
+  // is printed at startup rather than at the first registry request.
+  try {
+    const res = await fetch(`${stack.url}/registry-server/api/meta/health`)
+    if (!res.ok) log(`registry: ${res.status} ${await res.text()}`)
+  } catch (err) {
+    log(`registry: ${(err as Error).message}`)
   }
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')

@@ -54,6 +54,8 @@ describe('floe start', () => {
     const first = await start()
     expect(first.proc.output()).toMatch(/HTTP API\s+http:\/\/127\.0\.0\.1:\d+/)
     expect(await (await fetch(`${first.ep.http}/health`)).text()).toBe('ok')
+    // No FLOE_SUPER_API_KEY: the registry's super key is generated and shown once, at startup.
+    expect(first.proc.output()).toMatch(/generated one: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/)
 
     const aws = makeClients(first.ep)
     await aws.ddb.send(new PutItemCommand({ TableName: 'floe-settings', Item: { pk: { S: 'probe' }, sk: { S: 'x' }, v: { S: 'kept' } } }))
@@ -74,6 +76,7 @@ describe('floe start', () => {
 
     const second = await start()
     expect(second.proc.output()).toContain('left running by a previous run')
+    expect(second.proc.output()).not.toContain('generated one')
     expect(alive(orphan)).toBe(false)
     const aws2 = makeClients(second.ep)
     const item = await aws2.ddb.send(new GetItemCommand({ TableName: 'floe-settings', Key: { pk: { S: 'probe' }, sk: { S: 'x' } } }))
@@ -113,6 +116,14 @@ describe('floe start', () => {
     a.proc.child.kill('SIGTERM')
     expect(await a.proc.exited).toBe(0)
   }, 120_000)
+})
+
+describe('floe start with a bad super API key', () => {
+  it('refuses to start, naming the variable', async () => {
+    const p = floe(['start'], { FLOE_DATA_DIR: join(dataDir, 'other'), PORT: '0', FLOE_SUPER_API_KEY: 'not-a-uuid' })
+    expect(await p.exited).toBe(2)
+    expect(p.output()).toContain('FLOE_SUPER_API_KEY must be a UUID v4')
+  })
 })
 
 describe('floe start without Java', () => {
