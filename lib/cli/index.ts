@@ -3,10 +3,12 @@ import { UsageError } from './command'
 import { startCommand } from './start'
 import { registryCommands } from './registry'
 import { tailCommand } from './tail'
+import { orgCommands } from './org'
+import { apikeyCommands } from './apikey'
 import { schemaCompatCommand } from './schema'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])

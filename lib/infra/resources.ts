@@ -147,6 +147,14 @@ export const functions = {
     streams: { raw: 'write', bad: 'write' },
     routes: ['$default'],
   },
+  trackingDesign: {
+    description: 'Tracking-design API under /api/msc/v1: tokens, event specifications, data products, source applications, data structures (FLOE_JWT_SECRET: optional token signing secret).',
+    entry: 'functions/tracking-design/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
+    routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions

@@ -1,0 +1,5 @@
+import { httpLambda } from '../../lib/http/lambda'
+import { trackingDesignFromEnvironment } from '../../lib/aws/tracking-design-service'
+
+/** The tracking-design API under /api/msc/v1. */
+export const handler = httpLambda(trackingDesignFromEnvironment())

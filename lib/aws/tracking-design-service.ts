@@ -1,0 +1,40 @@
+/**
+ * The tracking-design API wired to DynamoDB from the function's environment
+ * (see `lib/core/tracking-design/README.md` for the variables).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { HttpHandler } from '../http/types'
+import { createTrackingDesignService } from '../core/tracking-design/service'
+import type { ResourceNames } from '../infra/resources'
+import { tableName } from '../runtime/resources'
+import { clients } from './clients'
+import { DynamoSchemaStore } from './registry-store'
+import { DynamoAccountStore, DynamoCatalogStore, DynamoSpecStore } from './tracking-design-store'
+
+/** The stores over the given physical table names. */
+export function trackingDesignStores(ddb: DynamoDBClient, tables: Pick<ResourceNames['tables'], 'eventSpecs' | 'specHistory' | 'apiKeys' | 'settings' | 'schemas'>) {
+  return {
+    specs: new DynamoSpecStore(ddb, tables.eventSpecs, tables.specHistory),
+    accounts: new DynamoAccountStore(ddb, tables.apiKeys, tables.settings),
+    catalog: new DynamoCatalogStore(ddb, tables.settings),
+    registry: new DynamoSchemaStore(ddb, tables.schemas),
+  }
+}
+
+export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
+  let handler: HttpHandler | undefined
+  // Built on first use, so a missing variable is reported by the request that needs it.
+  return (req) => {
+    if (!handler) {
+      const stores = trackingDesignStores(clients().ddb, {
+        eventSpecs: tableName('eventSpecs'),
+        specHistory: tableName('specHistory'),
+        apiKeys: tableName('apiKeys'),
+        settings: tableName('settings'),
+        schemas: tableName('schemas'),
+      })
+      handler = createTrackingDesignService({ ...stores, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+    }
+    return handler(req)
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * DynamoDB adapters of the tracking-design ports.
+ *
+ * `eventSpecs`: pk = `org#{orgId}`, sk = `spec#{specId}`; `doc` and `latest` are JSON text
+ *   (key order survives), `rev` is the optimistic-concurrency counter.
+ * `specHistory`: pk = `{orgId}#{specId}`, sk = `v#{zero-padded version}#{ISO date}`; `entry` is
+ *   the history entry with its snapshot, as JSON text.
+ * `apiKeys`: pk = `org-key-id#{keyId}` and pk = `org-key#{sha256 of secret}` (both written in one
+ *   transaction); gsi1pk = `org-keys#{orgId}` lists an organization's keys.
+ * `settings`: pk = `org#{orgId}` with sk = `org` (the organization), `dataProduct#{id}` and
+ *   `sourceApp#{id}`; pk = `tracking-design`, sk = `jwtSecret` holds the token signing secret.
+ */
+import {
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb'
+import type { AccountStore, CatalogStore, SpecStore } from '../core/tracking-design/ports'
+import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
+
+type Item = Record<string, AttributeValue>
+
+/** Most items one TransactWriteItems call takes. */
+const TRANSACTION_LIMIT = 100
+
+const isConditionFailure = (err: unknown) => (err as Error)?.name === 'ConditionalCheckFailedException'
+/** A transaction cancelled because a condition failed (not a throttle or conflict). */
+const isTransactionConditionFailure = (err: unknown) =>
+  (err as Error)?.name === 'TransactionCanceledException' &&
+  ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')
+
+async function queryAll(ddb: DynamoDBClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Item[]> {
+  const out: Item[] = []
+  let start: Item | undefined
+  do {
+    const res = await ddb.send(new QueryCommand({ ...input, ExclusiveStartKey: start }))
+    out.push(...(res.Items ?? []))
+    start = res.LastEvaluatedKey
+  } while (start)
+  return out
+}
+
+/** Deletes keys in batches of 25, retrying unprocessed items. */
+async function batchDelete(ddb: DynamoDBClient, table: string, keys: Item[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 25) {
+    let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }))
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      const res = await ddb.send(new BatchWriteItemCommand({ RequestItems: { [table]: requests } }))
+      requests = (res.UnprocessedItems?.[table] ?? []) as typeof requests
+      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)))
+    }
+  }
+}
+
+const specPk = (orgId: string) => `org#${orgId}`
+const specSk = (id: string) => `spec#${id}`
+const historyPk = (orgId: string, id: string) => `${orgId}#${id}`
+const historySk = (h: { version: number; date: string }) => `v#${String(h.version).padStart(10, '0')}#${h.date}`
+
+function specItem(s: StoredSpec): Item {
+  return {
+    pk: { S: specPk(s.orgId) },
+    sk: { S: specSk(s.id) },
+    id: { S: s.id },
+    rev: { N: String(s.rev) },
+    status: { S: s.latest.status },
+    doc: { S: JSON.stringify(s.doc) },
+    latest: { S: JSON.stringify(s.latest) },
+  }
+}
+
+function fromSpecItem(orgId: string, item: Item): StoredSpec {
+  return { orgId, id: item.id!.S!, rev: Number(item.rev!.N), doc: JSON.parse(item.doc!.S!) as JsonObject, latest: JSON.parse(item.latest!.S!) as HistoryRecord }
+}
+
+export class DynamoSpecStore implements SpecStore {
+  constructor(private readonly ddb: DynamoDBClient, private readonly specsTable: string, private readonly historyTable: string) {}
+
+  async get(orgId: string, id: string) {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.specsTable, Key: { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } }, ConsistentRead: true }))
+    return res.Item ? fromSpecItem(orgId, res.Item) : undefined
+  }
+
+  async list(orgId: string) {
+    const items = await queryAll(this.ddb, {
+      TableName: this.specsTable,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': { S: specPk(orgId) }, ':p': { S: 'spec#' } },
+      ConsistentRead: true,
+    })
+    return items.map((i) => fromSpecItem(orgId, i))
+  }
+
+  async history(orgId: string, id: string) {
+    const items = await queryAll(this.ddb, {
+      TableName: this.historyTable,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: historyPk(orgId, id) } },
+      ConsistentRead: true,
+    })
+    return items.map((i) => JSON.parse(i.entry!.S!) as HistoryEntry)
+  }
+
+  private historyPut(orgId: string, entry: HistoryEntry): TransactWriteItem {
+    return {
+      Put: {
+        TableName: this.historyTable,
+        Item: { pk: { S: historyPk(orgId, entry.eventSpecId) }, sk: { S: historySk(entry) }, version: { N: String(entry.version) }, entry: { S: JSON.stringify(entry) } },
+      },
+    }
+  }
+
+  async create(spec: StoredSpec, entry: HistoryEntry) {
+    try {
+      await this.ddb.send(new TransactWriteItemsCommand({
+        TransactItems: [
+          { Put: { TableName: this.specsTable, Item: specItem(spec), ConditionExpression: 'attribute_not_exists(pk)' } },
+          this.historyPut(spec.orgId, entry),
+        ],
+      }))
+      return 'ok' as const
+    } catch (err) {
+      if (isTransactionConditionFailure(err)) return 'exists' as const
+      throw err
+    }
+  }
+
+  async update(spec: StoredSpec, expectedRev: number, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
+    const deletes = discard.map((h) => ({ pk: { S: historyPk(spec.orgId, h.eventSpecId) }, sk: { S: historySk(h) } }))
+    const inline = deletes.slice(0, TRANSACTION_LIMIT - 2)
+    try {
+      await this.ddb.send(new TransactWriteItemsCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.specsTable,
+              Item: specItem(spec),
+              ConditionExpression: 'rev = :rev',
+              ExpressionAttributeValues: { ':rev': { N: String(expectedRev) } },
+            },
+          },
+          this.historyPut(spec.orgId, entry),
+          ...inline.map((Key) => ({ Delete: { TableName: this.historyTable, Key } })),
+        ],
+      }))
+    } catch (err) {
+      if (isTransactionConditionFailure(err)) return 'conflict' as const
+      throw err
+    }
+    // A squash of more versions than one transaction holds finishes with plain deletes.
+    await batchDelete(this.ddb, this.historyTable, deletes.slice(inline.length))
+    return 'ok' as const
+  }
+
+  async delete(orgId: string, id: string) {
+    try {
+      await this.ddb.send(new DeleteItemCommand({
+        TableName: this.specsTable,
+        Key: { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } },
+        ConditionExpression: 'attribute_exists(pk)',
+      }))
+    } catch (err) {
+      if (isConditionFailure(err)) return false
+      throw err
+    }
+    const items = await queryAll(this.ddb, {
+      TableName: this.historyTable,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: historyPk(orgId, id) } },
+      ProjectionExpression: 'pk, sk',
+    })
+    await batchDelete(this.ddb, this.historyTable, items.map((i) => ({ pk: i.pk!, sk: i.sk! })))
+    return true
+  }
+}
+
+function keyFromItem(item: Item | undefined): OrgApiKey | undefined {
+  if (!item?.keyId?.S || !item.orgId?.S || !item.hash?.S) return undefined
+  return { keyId: item.keyId.S, orgId: item.orgId.S, hash: item.hash.S, createdAt: item.createdAt?.S ?? '' }
+}
+
+export class DynamoAccountStore implements AccountStore {
+  constructor(private readonly ddb: DynamoDBClient, private readonly keysTable: string, private readonly settingsTable: string) {}
+
+  async getOrg(id: string): Promise<Organization | undefined> {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key: { pk: { S: `org#${id.toLowerCase()}` }, sk: { S: 'org' } }, ConsistentRead: true }))
+    const item = res.Item
+    return item ? { id: item.id!.S!, name: item.name?.S ?? '', createdAt: item.createdAt?.S ?? '' } : undefined
+  }
+
+  async putOrg(org: Organization) {
+    await this.ddb.send(new PutItemCommand({
+      TableName: this.settingsTable,
+      Item: { pk: { S: `org#${org.id}` }, sk: { S: 'org' }, gsi1pk: { S: 'orgs' }, gsi1sk: { S: `${org.createdAt}#${org.id}` }, id: { S: org.id }, name: { S: org.name }, createdAt: { S: org.createdAt } },
+    }))
+  }
+
+  async getKeyById(keyId: string) {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.keysTable, Key: { pk: { S: `org-key-id#${keyId.toLowerCase()}` } }, ConsistentRead: true }))
+    return keyFromItem(res.Item)
+  }
+
+  async getKeyByHash(hash: string) {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.keysTable, Key: { pk: { S: `org-key#${hash}` } }, ConsistentRead: true }))
+    return keyFromItem(res.Item)
+  }
+
+  async putKey(key: OrgApiKey) {
+    const attrs: Item = { kind: { S: 'organization' }, keyId: { S: key.keyId }, orgId: { S: key.orgId }, hash: { S: key.hash }, createdAt: { S: key.createdAt } }
+    await this.ddb.send(new TransactWriteItemsCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.keysTable,
+            Item: { pk: { S: `org-key-id#${key.keyId}` }, gsi1pk: { S: `org-keys#${key.orgId}` }, gsi1sk: { S: `${key.createdAt}#${key.keyId}` }, ...attrs },
+          },
+        },
+        { Put: { TableName: this.keysTable, Item: { pk: { S: `org-key#${key.hash}` }, ...attrs } } },
+      ],
+    }))
+  }
+
+  async deleteKey(keyId: string) {
+    const key = await this.getKeyById(keyId)
+    if (!key) return false
+    await this.ddb.send(new TransactWriteItemsCommand({
+      TransactItems: [
+        { Delete: { TableName: this.keysTable, Key: { pk: { S: `org-key-id#${key.keyId}` } } } },
+        { Delete: { TableName: this.keysTable, Key: { pk: { S: `org-key#${key.hash}` } } } },
+      ],
+    }))
+    return true
+  }
+
+  async signingSecret(candidate: string) {
+    const Key = { pk: { S: 'tracking-design' }, sk: { S: 'jwtSecret' } }
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key, ConsistentRead: true }))
+    if (res.Item?.secret?.S) return res.Item.secret.S
+    try {
+      await this.ddb.send(new PutItemCommand({
+        TableName: this.settingsTable,
+        Item: { ...Key, secret: { S: candidate }, createdAt: { S: new Date().toISOString() } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }))
+      return candidate
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err
+      // Another instance stored one first: use it.
+      const again = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key, ConsistentRead: true }))
+      return again.Item!.secret!.S!
+    }
+  }
+}
+
+export class DynamoCatalogStore implements CatalogStore {
+  constructor(private readonly ddb: DynamoDBClient, private readonly table: string) {}
+
+  private key(orgId: string, kind: CatalogKind, id: string): Item {
+    return { pk: { S: `org#${orgId}` }, sk: { S: `${kind}#${id.toLowerCase()}` } }
+  }
+
+  async get(orgId: string, kind: CatalogKind, id: string) {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.table, Key: this.key(orgId, kind, id), ConsistentRead: true }))
+    return res.Item?.doc?.S ? (JSON.parse(res.Item.doc.S) as JsonObject) : undefined
+  }
+
+  async list(orgId: string, kind: CatalogKind) {
+    const items = await queryAll(this.ddb, {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': { S: `org#${orgId}` }, ':p': { S: `${kind}#` } },
+      ConsistentRead: true,
+    })
+    return items.map((i) => JSON.parse(i.doc!.S!) as JsonObject)
+  }
+
+  async put(orgId: string, kind: CatalogKind, id: string, doc: JsonObject, opts: { create: boolean }) {
+    try {
+      await this.ddb.send(new PutItemCommand({
+        TableName: this.table,
+        Item: { ...this.key(orgId, kind, id), kind: { S: kind }, doc: { S: JSON.stringify(doc) }, updatedAt: { S: new Date().toISOString() } },
+        ...(opts.create ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+      }))
+      return 'ok' as const
+    } catch (err) {
+      if (opts.create && isConditionFailure(err)) return 'exists' as const
+      throw err
+    }
+  }
+
+  async delete(orgId: string, kind: CatalogKind, id: string) {
+    try {
+      await this.ddb.send(new DeleteItemCommand({ TableName: this.table, Key: this.key(orgId, kind, id), ConditionExpression: 'attribute_exists(pk)' }))
+      return true
+    } catch (err) {
+      if (isConditionFailure(err)) return false
+      throw err
+    }
+  }
+}

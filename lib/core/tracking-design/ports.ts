@@ -1,0 +1,51 @@
+/**
+ * Storage ports of the tracking-design API. DynamoDB adapters live in
+ * `lib/aws/tracking-design-store.ts`; unit tests use in-memory fakes.
+ */
+import type { SchemaKey } from '../iglu/keys'
+import type { StoredSchema } from '../iglu/store'
+import type { CatalogKind, HistoryEntry, JsonObject, Organization, OrgApiKey, StoredSpec } from './types'
+
+export interface SpecStore {
+  get(orgId: string, id: string): Promise<StoredSpec | undefined>
+  /** Every specification of the organization. */
+  list(orgId: string): Promise<StoredSpec[]>
+  /** Every remaining history entry, ordered by version then date. */
+  history(orgId: string, id: string): Promise<HistoryEntry[]>
+  /** Writes a new specification and its first history entry atomically; `exists` when the id is taken. */
+  create(spec: StoredSpec, entry: HistoryEntry): Promise<'ok' | 'exists'>
+  /**
+   * Atomically replaces the specification (only if its stored `rev` is `expectedRev`), appends
+   * `entry` and removes the `discard`ed history entries (the versions squashed by a publish).
+   */
+  update(spec: StoredSpec, expectedRev: number, entry: HistoryEntry, discard: readonly HistoryEntry[]): Promise<'ok' | 'conflict'>
+  /** Removes the specification and its whole history; false when it did not exist. */
+  delete(orgId: string, id: string): Promise<boolean>
+}
+
+export interface AccountStore {
+  getOrg(id: string): Promise<Organization | undefined>
+  putOrg(org: Organization): Promise<void>
+  getKeyById(keyId: string): Promise<OrgApiKey | undefined>
+  getKeyByHash(hash: string): Promise<OrgApiKey | undefined>
+  /** Stores both lookups of a key atomically. */
+  putKey(key: OrgApiKey): Promise<void>
+  /** False when no such key. */
+  deleteKey(keyId: string): Promise<boolean>
+  /** The JWT signing secret; `candidate` is stored (and returned) when none exists yet. */
+  signingSecret(candidate: string): Promise<string>
+}
+
+export interface CatalogStore {
+  get(orgId: string, kind: CatalogKind, id: string): Promise<JsonObject | undefined>
+  list(orgId: string, kind: CatalogKind): Promise<JsonObject[]>
+  put(orgId: string, kind: CatalogKind, id: string, doc: JsonObject, opts: { create: boolean }): Promise<'ok' | 'exists'>
+  delete(orgId: string, kind: CatalogKind, id: string): Promise<boolean>
+}
+
+/** What the API reads from this deployment's schema registry (the registry's `SchemaStore` fits). */
+export interface RegistryReader {
+  get(key: SchemaKey): Promise<StoredSchema | undefined>
+  listGroup(vendor: string, name: string): Promise<StoredSchema[]>
+  listAll(): Promise<StoredSchema[]>
+}

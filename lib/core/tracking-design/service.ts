@@ -1,0 +1,348 @@
+/**
+ * The tracking-design API (`/api/msc/v1/organizations/{organizationId}/…`):
+ * tokens, event specifications (and their earlier name, tracking scenarios),
+ * data products, source applications and the data-structures view of the
+ * registry. Transport-neutral: requests in, responses out, storage behind ports.
+ */
+import { randomUUID } from 'node:crypto'
+import { formatSchemaVer, parseSchemaVer } from '../iglu/keys'
+import { Router } from '../../http/router'
+import { json, type HttpHandler, type HttpRequest, type HttpResponse } from '../../http/types'
+import { authorize, checkApiKey, isUuid, issueToken, newSigningSecret } from './auth'
+import { checkSource, compatibilityEntries, defaultChecker, type CompatibilityChecker, type SourceReport } from './compat'
+import { dataStructureHash, dataStructures, schemaDocument, wire } from './datastructures'
+import { CODES, envelope, error, failure, hasError, historyInclude } from './envelope'
+import { planCreate, planEdit } from './lifecycle'
+import type { AccountStore, CatalogStore, RegistryReader, SpecStore } from './ports'
+import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject, type StoredSpec } from './types'
+import { isObject, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
+
+export interface TrackingDesignOptions {
+  readonly specs: SpecStore
+  readonly accounts: AccountStore
+  readonly catalog: CatalogStore
+  readonly registry: RegistryReader
+  readonly checker?: CompatibilityChecker
+  /** Signing secret of access tokens; when unset, one is generated on first use and kept by `accounts`. */
+  readonly jwtSecret?: string
+  readonly now?: () => Date
+  readonly newId?: () => string
+}
+
+export const API_BASE = '/api/msc/v1/organizations/{organizationId}'
+
+type Ctx = { req: HttpRequest; org: string; author: string }
+type Authed = (ctx: Ctx) => Promise<HttpResponse>
+
+const truthy = (v: string | undefined) => v !== undefined && /^(true|1)$/i.test(v)
+
+function parseJson(req: HttpRequest): { ok: true; value: unknown } | { ok: false; response: HttpResponse } {
+  const text = req.body.toString('utf8')
+  if (text.trim() === '') return { ok: false, response: failure(400, CODES.invalidJson, 'body', 'The request body is empty; a JSON object is expected') }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch (err) {
+    return { ok: false, response: failure(400, CODES.invalidJson, 'body', `The request body is not valid JSON: ${(err as Error).message}`) }
+  }
+}
+
+/** The earlier generation names the history link `scenarioId`. */
+function aliasIncludes(items: unknown[], alias: boolean): unknown[] {
+  if (!alias) return items
+  return items.map((i) => {
+    if (!isObject(i) || i.type !== 'History') return i
+    const { eventSpecId, ...rest } = i
+    return { ...rest, scenarioId: eventSpecId }
+  })
+}
+
+export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHandler {
+  const { specs, accounts, catalog, registry } = opts
+  const checker = opts.checker ?? defaultChecker
+  const now = opts.now ?? (() => new Date())
+  const newId = opts.newId ?? randomUUID
+  let secret: Promise<string> | undefined = opts.jwtSecret ? Promise.resolve(opts.jwtSecret) : undefined
+  const signingSecret = () => {
+    if (!secret) {
+      secret = accounts.signingSecret(newSigningSecret())
+      secret.catch(() => (secret = undefined))
+    }
+    return secret
+  }
+
+  // ---- auth -----------------------------------------------------------------
+  const guarded = (handler: Authed): HttpHandler => async (req) => {
+    const org = req.params.organizationId ?? ''
+    const decision = await authorize(req.headers.authorization, org, await signingSecret(), {
+      now: now(),
+      keyExists: async (keyId) => (await accounts.getKeyById(keyId))?.orgId === org.toLowerCase(),
+    })
+    if (!decision.ok) {
+      const code = decision.status === 401 ? CODES.unauthorized : CODES.forbidden
+      return failure(decision.status, code, 'authorization', decision.message)
+    }
+    return handler({ req, org: org.toLowerCase(), author: decision.keyId })
+  }
+
+  const token = (v3: boolean): HttpHandler => async (req) => {
+    const org = req.params.organizationId ?? ''
+    const check = await checkApiKey(accounts, org, req.headers['x-api-key'], v3 ? req.headers['x-api-key-id'] ?? '' : undefined)
+    if (!check.ok) return json(check.status, { message: check.message })
+    if (!(await accounts.getOrg(check.key.orgId))) return json(401, { message: 'Invalid API key' })
+    const accessToken = await issueToken(await signingSecret(), { orgId: check.key.orgId, keyId: check.key.keyId }, now())
+    return json(200, { accessToken })
+  }
+
+  // ---- event specifications --------------------------------------------------
+  const validationContext = (org: string, mode: 'create' | 'edit', others: StoredSpec[], extra: Partial<ValidationContext> = {}): ValidationContext => ({
+    mode,
+    others,
+    schemaExists: async (key) => (await registry.get(key)) !== undefined,
+    dataProductExists: async (id) => (await catalog.get(org, 'dataProduct', id)) !== undefined,
+    ...extra,
+  })
+
+  const list = (alias: boolean): Authed => async ({ req, org }) => {
+    const q = req.query
+    if (q.status !== undefined && !(STATUSES as readonly string[]).includes(q.status)) {
+      return failure(422, CODES.invalidValue, 'status', `status must be one of ${STATUSES.join(', ')}`)
+    }
+    const sourceId = q.sourceId ?? q.dataStructureId
+    let rows = await specs.list(org)
+    rows = rows.filter((s) => {
+      if (q.status !== undefined && s.doc.status !== q.status) return false
+      if (q.dataProductId !== undefined && s.doc.dataProductId !== q.dataProductId) return false
+      if (sourceId !== undefined || q.sourceVersion !== undefined) {
+        const k = sourceKey(s.doc)
+        if (!k) return false
+        if (sourceId !== undefined) {
+          const group = `${k.vendor}/${k.name}/${k.format}`
+          const ids = [dataStructureHash(org, k.vendor, k.name, k.format), group, `iglu:${group}`, `${k.vendor}/${k.name}`]
+          if (!ids.includes(sourceId)) return false
+        }
+        if (q.sourceVersion !== undefined && formatSchemaVer(k.version) !== q.sourceVersion) return false
+      }
+      return true
+    })
+    const includes = truthy(q.withLatestHistory) ? rows.map((s) => historyInclude(s.latest)) : []
+    return envelope(200, rows.map((s) => s.doc), aliasIncludes(includes, alias))
+  }
+
+  const retrieve = (alias: boolean): Authed => async ({ req, org }) => {
+    const id = req.params.eventSpecId!
+    const found = isUuid(id) ? await specs.get(org, id.toLowerCase()) : undefined
+    if (!found) return failure(404, CODES.notFound, 'eventSpecId', `Event specification ${id} not found`)
+    const status = req.query.status
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+      return failure(422, CODES.invalidValue, 'status', `status must be one of ${STATUSES.join(', ')}`)
+    }
+    const withHistory = truthy(req.query.withHistory)
+    const history = withHistory || (status !== undefined && found.doc.status !== status) ? await specs.history(org, found.id) : []
+    let doc = found.doc
+    if (status !== undefined && doc.status !== status) {
+      const match = [...history].reverse().find((h) => h.status === status)
+      if (!match) return failure(404, CODES.notFound, 'status', `Event specification ${id} has no ${status} version`)
+      doc = match.snapshot
+    }
+    const errors = await compatibilityEntries(doc, 'read', registry, checker)
+    const includes = withHistory ? history.map(historyInclude) : []
+    return envelope(200, [doc], aliasIncludes(includes, alias), errors)
+  }
+
+  const create = (alias: boolean): Authed => async ({ req, org, author }) => {
+    const parsed = parseJson(req)
+    if (!parsed.ok) return parsed.response
+    const body = readBody(parsed.value)
+    if (!body.ok) return envelope(422, [], [], body.errors)
+    const others = await specs.list(org)
+    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'create', others))
+    if (hasError(errors)) return envelope(422, [], [], errors)
+    const id = value.id ?? newId()
+    if (others.some((o) => o.id === id)) return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
+    const change = planCreate(body.spec, value, id, { orgId: org, author, message: body.message, now: now() })
+    const compat = await compatibilityEntries(change.spec.doc, 'write', registry, checker)
+    if (hasError(compat)) return envelope(422, [], [], compat)
+    if ((await specs.create(change.spec, change.entry)) === 'exists') {
+      return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
+    }
+    return envelope(201, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
+  }
+
+  const edit = (alias: boolean): Authed => async ({ req, org, author }) => {
+    const id = req.params.eventSpecId!
+    const current = isUuid(id) ? await specs.get(org, id.toLowerCase()) : undefined
+    if (!current) return failure(404, CODES.notFound, 'eventSpecId', `Event specification ${id} not found`)
+    const parsed = parseJson(req)
+    if (!parsed.ok) return parsed.response
+    const body = readBody(parsed.value)
+    if (!body.ok) return envelope(422, [], [], body.errors)
+    const [history, others] = await Promise.all([specs.history(org, current.id), specs.list(org)])
+    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'edit', others, { history, pathId: current.id }))
+    if (hasError(errors)) return envelope(422, [], [], errors)
+    const change = planEdit(current, history, body.spec, value, { orgId: org, author, message: body.message, now: now() })
+    const compat = await compatibilityEntries(change.spec.doc, 'write', registry, checker)
+    if (hasError(compat)) return envelope(422, [], [], compat)
+    if ((await specs.update(change.spec, current.rev, change.entry, change.discard)) === 'conflict') {
+      return failure(409, CODES.conflict, 'eventSpecId', `Event specification ${id} was changed concurrently; retry`)
+    }
+    return envelope(200, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
+  }
+
+  const remove: Authed = async ({ req, org }) => {
+    const id = req.params.eventSpecId!
+    const done = isUuid(id) && (await specs.delete(org, id.toLowerCase()))
+    if (!done) return failure(404, CODES.notFound, 'eventSpecId', `Event specification ${id} not found`)
+    return { statusCode: 204 }
+  }
+
+  const compatibility: Authed = async ({ req }) => {
+    const parsed = parseJson(req)
+    if (!parsed.ok) return parsed.response
+    const spec = isObject(parsed.value) ? (parsed.value.spec ?? parsed.value.scenario) : undefined
+    if (!isObject(spec)) return failure(422, CODES.invalidRequest, 'spec', 'spec is required and must be an object')
+    const jobs: Promise<SourceReport>[] = []
+    if (isObject(spec.event) && spec.event.source !== undefined && spec.event.source !== null) {
+      jobs.push(checkSource(spec.event.source, spec.event.schema, registry, checker))
+    }
+    const ents = isObject(spec.entities) ? spec.entities : {}
+    for (const list of ['tracked', 'enriched']) {
+      const items = ents[list]
+      if (Array.isArray(items)) for (const e of items) if (isObject(e) && e.source !== undefined) jobs.push(checkSource(e.source, e.schema, registry, checker))
+    }
+    const sources = await Promise.all(jobs)
+    const status = sources.some((s) => s.status === 'incompatible') ? 'incompatible' : sources.some((s) => s.status === 'undecidable') ? 'undecidable' : 'compatible'
+    const message = sources.filter((s) => s.message).map((s) => `${s.source}: ${s.message}`).join('; ')
+    return json(200, { status, sources, message })
+  }
+
+  // ---- data products and source applications --------------------------------
+  const specUrl = (org: string, id: string) => `/api/msc/v1/organizations/${org}/event-specs/v1/${id}`
+
+  async function productView(org: string, products: JsonObject[]) {
+    const [allSpecs, apps] = await Promise.all([specs.list(org), catalog.list(org, 'sourceApp')])
+    const ids = new Set(products.map((p) => p.id))
+    const related = allSpecs.filter((s) => typeof s.doc.dataProductId === 'string' && ids.has(s.doc.dataProductId))
+    const appIds = new Set<string>()
+    for (const p of products) if (Array.isArray(p.sourceApplications)) for (const a of p.sourceApplications) if (typeof a === 'string') appIds.add(a)
+    for (const s of related) if (Array.isArray(s.doc.sourceApplications)) for (const a of s.doc.sourceApplications) if (typeof a === 'string') appIds.add(a)
+    const data = products.map((p) => ({
+      ...p,
+      eventSpecs: related.filter((s) => s.doc.dataProductId === p.id).map((s) => ({ id: s.id, url: specUrl(org, s.id) })),
+    }))
+    const eventSpecs = related.map((s) => ({ ...s.doc, author: s.latest.author, message: s.latest.message, date: s.latest.date }))
+    return { data, includes: { owners: [], eventSpecs, sourceApplications: apps.filter((a) => appIds.has(String(a.id))) }, errors: [], metadata: null }
+  }
+
+  const catalogRoutes = (kind: CatalogKind, label: string) => {
+    const view = async (org: string, docs: JsonObject[]) => (kind === 'dataProduct' ? productView(org, docs) : { data: docs, includes: [], errors: [] })
+    const read = (req: HttpRequest): { ok: true; doc: JsonObject } | { ok: false; response: HttpResponse } => {
+      const parsed = parseJson(req)
+      if (!parsed.ok) return parsed
+      const v = parsed.value
+      const doc = isObject(v) && isObject(v[kind]) ? (v[kind] as JsonObject) : v
+      if (!isObject(doc)) return { ok: false, response: failure(422, CODES.invalidRequest, 'body', `The ${label} must be a JSON object`) }
+      const errors: ErrorEntry[] = []
+      if (typeof doc.name !== 'string' || doc.name.trim() === '') errors.push(error(CODES.invalidValue, 'name', 'name is required and must be a non-empty string'))
+      if (doc.id !== undefined && doc.id !== null && doc.id !== '' && !isUuid(doc.id)) errors.push(error(CODES.invalidValue, 'id', 'id must be a UUID'))
+      if (errors.length > 0) return { ok: false, response: envelope(422, [], [], errors) }
+      return { ok: true, doc }
+    }
+    const notFound = (id: string) => failure(404, CODES.notFound, 'id', `${label[0]!.toUpperCase()}${label.slice(1)} ${id} not found`)
+    return {
+      list: (async ({ org }) => json(200, await view(org, await catalog.list(org, kind)))) as Authed,
+      get: (async ({ req, org }) => {
+        const doc = await catalog.get(org, kind, req.params.id!)
+        return doc ? json(200, await view(org, [doc])) : notFound(req.params.id!)
+      }) as Authed,
+      create: (async ({ req, org }) => {
+        const r = read(req)
+        if (!r.ok) return r.response
+        const id = typeof r.doc.id === 'string' && r.doc.id !== '' ? r.doc.id.toLowerCase() : newId()
+        const doc = { ...r.doc, id }
+        if ((await catalog.put(org, kind, id, doc, { create: true })) === 'exists') return failure(409, CODES.alreadyExists, 'id', `${label} ${id} already exists`)
+        return json(201, await view(org, [doc]))
+      }) as Authed,
+      update: (async ({ req, org }) => {
+        const id = req.params.id!
+        if (!(await catalog.get(org, kind, id))) return notFound(id)
+        const r = read(req)
+        if (!r.ok) return r.response
+        if (r.doc.id !== undefined && r.doc.id !== null && r.doc.id !== '' && String(r.doc.id).toLowerCase() !== id.toLowerCase()) {
+          return failure(422, CODES.invalidValue, 'id', 'id does not match the id in the path')
+        }
+        const doc = { ...r.doc, id }
+        await catalog.put(org, kind, id, doc, { create: false })
+        return json(200, await view(org, [doc]))
+      }) as Authed,
+      remove: (async ({ req, org }) => ((await catalog.delete(org, kind, req.params.id!)) ? { statusCode: 204 } : notFound(req.params.id!))) as Authed,
+    }
+  }
+
+  // ---- data structures (read view of the registry) ---------------------------
+  const page = <T>(items: T[], q: Readonly<Record<string, string>>): T[] => {
+    const from = Math.max(0, Number.parseInt(q.from ?? '0', 10) || 0)
+    const size = q.size !== undefined ? Math.max(0, Number.parseInt(q.size, 10) || 0) : items.length
+    return items.slice(from, from + size)
+  }
+  const envOf = (q: Readonly<Record<string, string>>): { ok: true; env?: 'DEV' | 'PROD' } | { ok: false; response: HttpResponse } => {
+    if (q.env === undefined || q.env === '') return { ok: true }
+    const env = q.env.toUpperCase()
+    if (env !== 'DEV' && env !== 'PROD') return { ok: false, response: json(400, { message: `env must be DEV or PROD, got '${q.env}'` }) }
+    return { ok: true, env }
+  }
+  const structure = async (org: string, hash: string) => dataStructures(org, await registry.listAll()).find((d) => d.hash === hash.toLowerCase())
+
+  const dsList: Authed = async ({ req, org }) => {
+    const q = req.query
+    const all = dataStructures(org, await registry.listAll()).filter((d) => (q.vendor === undefined || d.vendor === q.vendor) && (q.name === undefined || d.name === q.name))
+    return json(200, page(all.map(wire), q))
+  }
+  const dsGet: Authed = async ({ req, org }) => {
+    const ds = await structure(org, req.params.hash!)
+    return ds ? json(200, wire(ds)) : json(404, { message: `Data structure ${req.params.hash} not found` })
+  }
+  const dsVersion: Authed = async ({ req, org }) => {
+    const env = envOf(req.query)
+    if (!env.ok) return env.response
+    const v = parseSchemaVer(req.params.version!)
+    const ds = v.ok ? await structure(org, req.params.hash!) : undefined
+    const found = v.ok ? ds?.versions.find((s) => formatSchemaVer(s.key.version) === formatSchemaVer(v.value)) : undefined
+    return found ? json(200, schemaDocument(found)) : json(404, { message: `Data structure ${req.params.hash} has no version ${req.params.version}` })
+  }
+  const dsDeployments: Authed = async ({ req, org }) => {
+    const env = envOf(req.query)
+    if (!env.ok) return env.response
+    const ds = await structure(org, req.params.hash!)
+    if (!ds) return json(404, { message: `Data structure ${req.params.hash} not found` })
+    return json(200, page(ds.deployments.filter((d) => !env.env || d.env === env.env), req.query))
+  }
+
+  // ---- routes ----------------------------------------------------------------
+  const router = new Router()
+  const b = API_BASE
+  router.get(`${b}/credentials/v2/token`, token(false))
+  router.get(`${b}/credentials/v3/token`, token(true))
+  for (const [path, alias] of [['event-specs/v1', false], ['tracking-scenarios/v1', true], ['tracking-scenarios/v2', true]] as const) {
+    router.get(`${b}/${path}`, guarded(list(alias)))
+    router.post(`${b}/${path}`, guarded(create(alias)))
+    router.post(`${b}/${path}/compatibility`, guarded(compatibility))
+    router.get(`${b}/${path}/{eventSpecId}`, guarded(retrieve(alias)))
+    router.put(`${b}/${path}/{eventSpecId}`, guarded(edit(alias)))
+    router.delete(`${b}/${path}/{eventSpecId}`, guarded(remove))
+  }
+  for (const [path, kind, label] of [['data-products/v2', 'dataProduct', 'data product'], ['source-apps/v1', 'sourceApp', 'source application']] as const) {
+    const r = catalogRoutes(kind, label)
+    router.get(`${b}/${path}`, guarded(r.list))
+    router.post(`${b}/${path}`, guarded(r.create))
+    router.get(`${b}/${path}/{id}`, guarded(r.get))
+    router.put(`${b}/${path}/{id}`, guarded(r.update))
+    router.delete(`${b}/${path}/{id}`, guarded(r.remove))
+  }
+  router.get(`${b}/data-structures/v1`, guarded(dsList))
+  router.get(`${b}/data-structures/v1/{hash}`, guarded(dsGet))
+  router.get(`${b}/data-structures/v1/{hash}/versions/{version}`, guarded(dsVersion))
+  router.get(`${b}/data-structures/v1/{hash}/deployments`, guarded(dsDeployments))
+  router.fallback((req) => json(404, { message: `No route for ${req.method} ${req.path}` }))
+  return (req) => router.handle(req)
+}
+

@@ -1,0 +1,200 @@
+/**
+ * Validation of the `spec` of create and edit requests. Errors are `Error`
+ * entries whose `source` names the offending field (`spec.event.source`, …).
+ */
+import { parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
+import { isUuid } from './auth'
+import { CODES, error } from './envelope'
+import { STATUSES, type ErrorEntry, type HistoryEntry, type JsonObject, type SpecStatus, type StoredSpec } from './types'
+
+export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** Reads the request body: `{spec, message?}` (the earlier generation wrapped the spec in `scenario`). */
+export function readBody(body: unknown): { ok: true; spec: JsonObject; message: string } | { ok: false; errors: ErrorEntry[] } {
+  if (!isObject(body)) return { ok: false, errors: [error(CODES.invalidRequest, 'body', 'The request body must be a JSON object with a spec field')] }
+  const spec = body.spec ?? body.scenario
+  const errors: ErrorEntry[] = []
+  if (!isObject(spec)) errors.push(error(CODES.invalidRequest, 'spec', 'spec is required and must be an object'))
+  if (body.message !== undefined && body.message !== null && typeof body.message !== 'string') errors.push(error(CODES.invalidValue, 'message', 'message must be a string'))
+  if (errors.length > 0) return { ok: false, errors }
+  return { ok: true, spec: spec as JsonObject, message: typeof body.message === 'string' ? body.message : '' }
+}
+
+/** The data structure a specification belongs to: vendor/name/format of `event.source`. */
+export function sourceKey(doc: JsonObject): SchemaKey | undefined {
+  const event = doc.event
+  if (!isObject(event) || typeof event.source !== 'string') return undefined
+  const k = parseIgluUri(event.source)
+  return k.ok ? k.value : undefined
+}
+
+export const groupOf = (k: { vendor: string; name: string; format: string }) => `${k.vendor}/${k.name}/${k.format}`
+
+/** What validation needs to look up. */
+export interface ValidationContext {
+  readonly mode: 'create' | 'edit'
+  /** Whether the schema exists in this deployment's registry. */
+  schemaExists(key: SchemaKey): Promise<boolean>
+  dataProductExists(id: string): Promise<boolean>
+  /** The organization's other specifications (name uniqueness). */
+  readonly others: readonly StoredSpec[]
+  /** Edit: the specification's remaining history. */
+  readonly history?: readonly HistoryEntry[]
+  /** Edit: the id in the path. */
+  readonly pathId?: string
+}
+
+export interface ValidSpec {
+  readonly id?: string
+  readonly version?: number
+  readonly status?: SpecStatus
+  readonly name: string
+}
+
+function isNonNegativeInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+}
+
+const absent = (v: unknown) => v === undefined || v === null
+
+/** The highest published version among history entries, if any. */
+export function lastPublished(history: readonly HistoryEntry[]): number | undefined {
+  let max: number | undefined
+  for (const h of history) if (h.status === 'published' && (max === undefined || h.version > max)) max = h.version
+  return max
+}
+
+/** Checks every rule of the seed for create and edit; every problem is reported, not only the first. */
+export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Promise<{ errors: ErrorEntry[]; value: ValidSpec }> {
+  const errors: ErrorEntry[] = []
+  const lookups: Promise<void>[] = []
+
+  // id
+  let id: string | undefined
+  if (!absent(spec.id) && spec.id !== '') {
+    if (!isUuid(spec.id)) errors.push(error(CODES.invalidValue, 'spec.id', 'spec.id must be a UUID'))
+    else {
+      id = spec.id.toLowerCase()
+      if (ctx.mode === 'edit' && ctx.pathId && id !== ctx.pathId.toLowerCase()) {
+        errors.push(error(CODES.invalidValue, 'spec.id', `spec.id ${spec.id} does not match the event specification id in the path`))
+      }
+    }
+  }
+
+  // version
+  let version: number | undefined
+  if (!absent(spec.version)) {
+    if (!isNonNegativeInt(spec.version)) errors.push(error(CODES.invalidValue, 'spec.version', 'spec.version must be an integer >= 0'))
+    else {
+      version = spec.version
+      if (ctx.mode === 'edit') {
+        const history = ctx.history ?? []
+        if (history.some((h) => h.version === version)) {
+          errors.push(error(CODES.versionExists, 'spec.version', `Version ${version} already exists for this event specification`))
+        }
+        const published = lastPublished(history)
+        if (published !== undefined && version <= published) {
+          errors.push(error(CODES.versionNotAfterPublished, 'spec.version', `spec.version must be greater than the last published version ${published}`))
+        }
+      }
+    }
+  }
+
+  // status ("" means the default)
+  let status: SpecStatus | undefined
+  if (!absent(spec.status) && spec.status !== '') {
+    if (typeof spec.status !== 'string' || !(STATUSES as readonly string[]).includes(spec.status)) {
+      errors.push(error(CODES.invalidValue, 'spec.status', `spec.status must be one of ${STATUSES.join(', ')}`))
+    } else status = spec.status as SpecStatus
+  }
+
+  // name
+  const name = typeof spec.name === 'string' ? spec.name : ''
+  if (typeof spec.name !== 'string' || spec.name.trim() === '') errors.push(error(CODES.invalidValue, 'spec.name', 'spec.name is required and must be a non-empty string'))
+  if (!absent(spec.description) && typeof spec.description !== 'string') errors.push(error(CODES.invalidValue, 'spec.description', 'spec.description must be a string'))
+
+  // event
+  let source: SchemaKey | undefined
+  if (!absent(spec.event)) {
+    if (!isObject(spec.event)) errors.push(error(CODES.invalidValue, 'spec.event', 'spec.event must be an object'))
+    else {
+      const ev = spec.event
+      if (!absent(ev.source)) {
+        const k = typeof ev.source === 'string' ? parseIgluUri(ev.source) : undefined
+        if (!k || !k.ok) errors.push(error(CODES.invalidIgluUri, 'spec.event.source', `spec.event.source must be an Iglu URI such as iglu:com.acme/event/jsonschema/1-0-0, got ${JSON.stringify(ev.source)}`))
+        else {
+          source = k.value
+          const key = k.value
+          lookups.push(ctx.schemaExists(key).then((ok) => {
+            if (!ok) errors.push(error(CODES.schemaNotFound, 'spec.event.source', `Data structure ${toIgluUri(key)} does not exist in the registry`))
+          }))
+        }
+      }
+      if (!absent(ev.schema) && !isObject(ev.schema)) errors.push(error(CODES.invalidValue, 'spec.event.schema', 'spec.event.schema must be a JSON Schema object'))
+    }
+  }
+
+  // entities
+  if (!absent(spec.entities)) {
+    if (!isObject(spec.entities)) errors.push(error(CODES.invalidValue, 'spec.entities', 'spec.entities must be an object with the lists tracked and enriched'))
+    else {
+      for (const list of ['tracked', 'enriched'] as const) {
+        const items = spec.entities[list]
+        if (absent(items)) continue
+        const path = `spec.entities.${list}`
+        if (!Array.isArray(items)) {
+          errors.push(error(CODES.invalidValue, path, `${path} must be an array`))
+          continue
+        }
+        const seen = new Set<string>()
+        items.forEach((item, i) => {
+          const at = `${path}[${i}]`
+          if (!isObject(item)) return void errors.push(error(CODES.invalidValue, at, `${at} must be an object with a source`))
+          const k = typeof item.source === 'string' ? parseIgluUri(item.source) : undefined
+          if (!k || !k.ok) return void errors.push(error(CODES.invalidIgluUri, `${at}.source`, `${at}.source must be an Iglu URI, got ${JSON.stringify(item.source)}`))
+          const uri = toIgluUri(k.value)
+          if (seen.has(uri)) errors.push(error(CODES.duplicateEntity, `${at}.source`, `Entity ${uri} is listed more than once in ${path}`))
+          seen.add(uri)
+          const key = k.value
+          lookups.push(ctx.schemaExists(key).then((ok) => {
+            if (!ok) errors.push(error(CODES.schemaNotFound, `${at}.source`, `Entity data structure ${uri} does not exist in the registry`))
+          }))
+          for (const c of ['minCardinality', 'maxCardinality'] as const) {
+            if (!absent(item[c]) && !isNonNegativeInt(item[c])) errors.push(error(CODES.invalidValue, `${at}.${c}`, `${at}.${c} must be an integer >= 0 or null`))
+          }
+          if (isNonNegativeInt(item.minCardinality) && isNonNegativeInt(item.maxCardinality) && item.maxCardinality < item.minCardinality) {
+            errors.push(error(CODES.invalidValue, `${at}.maxCardinality`, `${at}.maxCardinality must not be below minCardinality`))
+          }
+          if (!absent(item.schema) && !isObject(item.schema)) errors.push(error(CODES.invalidValue, `${at}.schema`, `${at}.schema must be a JSON Schema object`))
+        })
+      }
+    }
+  }
+
+  // dataProductId ("" means none)
+  if (!absent(spec.dataProductId) && spec.dataProductId !== '') {
+    const dp = spec.dataProductId
+    if (typeof dp !== 'string') errors.push(error(CODES.invalidValue, 'spec.dataProductId', 'spec.dataProductId must be a string'))
+    else {
+      lookups.push(ctx.dataProductExists(dp).then((ok) => {
+        if (!ok) errors.push(error(CODES.dataProductNotFound, 'spec.dataProductId', `Data product ${dp} does not exist`))
+      }))
+    }
+  }
+
+  // name unique within the data structure (vendor/name/format of event.source)
+  if (source && name) {
+    const group = groupOf(source)
+    const self = (id ?? ctx.pathId)?.toLowerCase()
+    const clash = ctx.others.find((o) => o.id !== self && o.doc.name === name && (() => {
+      const k = sourceKey(o.doc)
+      return k !== undefined && groupOf(k) === group
+    })())
+    if (clash) errors.push(error(CODES.nameNotUnique, 'spec.name', `An event specification named '${name}' already exists for data structure ${group}`))
+  }
+
+  await Promise.all(lookups)
+  // Stable order whatever order the lookups finished in.
+  errors.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0))
+  return { errors, value: { id, version, status, name } }
+}
