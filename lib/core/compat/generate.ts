@@ -120,11 +120,30 @@ function lcm(a: number, b: number): number {
   return (a / gcd(a, b)) * b
 }
 
+const WS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff'
+const TIME = '\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?(?:[zZ]|[+-]\\d\\d(?::?\\d\\d)?)?'
+
+/**
+ * Regular supersets of some ajv-formats languages (the format check is at least this strict). They only
+ * ever enlarge A, so they are safe to use when proving inclusion.
+ */
+export const FORMAT_SUPERSETS: Record<string, string> = {
+  uuid: '^(?:[uU][rR][nN]:[uU][uU][iI][dD]:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$',
+  date: '^\\d{4}-\\d\\d-\\d\\d$',
+  time: `^${TIME}$`,
+  'date-time': `^\\d{4}-\\d\\d-\\d\\d[tT${WS}]${TIME}$`,
+  ipv4: '^(?:\\d{1,3}\\.){3}\\d{1,3}$',
+}
+
 /** Matchers of all supported patterns of the conjunction (unsupported ones are skipped). */
-export function matchersOf(nodes: readonly Node[]): { ms: Matcher[]; unsupported: string[] } {
+export function matchersOf(nodes: readonly Node[], withFormats = false): { ms: Matcher[]; unsupported: string[] } {
   const ms: Matcher[] = []
   const unsupported: string[] = []
   for (const n of nodes) {
+    if (withFormats && typeof n.s.format === 'string' && FORMAT_SUPERSETS[n.s.format]) {
+      const m = compilePattern(FORMAT_SUPERSETS[n.s.format])
+      if (m) ms.push(m)
+    }
     if (typeof n.s.pattern !== 'string') continue
     const m = compilePattern(n.s.pattern)
     if (m) ms.push(m)

@@ -29,7 +29,7 @@ import {
   STR,
   TYPE_NAMES,
 } from './nodes'
-import { compilePattern, findString } from './regex'
+import { compilePattern, findString, sampleStrings } from './regex'
 import type { Matcher } from './regex'
 import { escapeRegex } from './samples'
 import {
@@ -439,7 +439,8 @@ export class Inclusion {
     }
     const bms: Matcher[] = []
     let bKnown = true
-    if (typeof s.pattern === 'string') {
+    // The same pattern string in A already guarantees B's pattern, whatever the regex.
+    if (typeof s.pattern === 'string' && !A.some((n) => n.s.pattern === s.pattern)) {
       const mt = compilePattern(s.pattern)
       if (mt) bms.push(mt)
       else {
@@ -460,7 +461,7 @@ export class Inclusion {
     }
     let diff: string | null = null
     if (bKnown) {
-      const ams = matchersOf(A).ms
+      const ams = matchersOf(A, true).ms
       const all = [...ams, ...bms]
       if (all.length === 0) {
         if (aMin < bMin) diff = 'a'.repeat(aMin)
@@ -493,6 +494,7 @@ export class Inclusion {
       if (diff !== null) yield diff
       yield* strings(ctx, A, 0, wanted)
       yield* strings(ctx, A, 1, wanted)
+      yield* sampleStrings(matchersOf(A).ms, aMin, aMax, 48, ctx.budget)
     })()
     const fallback: R = reasons.length > 0 ? { k: 'U', reasons } : U('format', path, "no counterexample found that also satisfies A's format")
     return this.search(A, b, cands, fallback)
@@ -769,7 +771,7 @@ function* numberCandidates(ab: Bounds, bb: Bounds, ilo: number, ihi: number, ste
   addAround(bb.hi)
   addAround(ilo)
   addAround(ihi)
-  for (const x of [0, 1, -1, 0.5, 1.5, 2, 3, 10, 100, 1e6, -1e6]) pts.add(x)
+  for (const x of [0, 1, -1, 0.5, 1.5, 2, 3, 10, 100, 1e6, -1e6, 2 ** 31, -(2 ** 31) - 1, 2 ** 63, -(2 ** 64), 1e300]) pts.add(x)
   for (const mb of bb.mults) {
     for (const ma of [...ab.mults, 1]) for (let j = 1; j <= 12; j++) pts.add(ma * j)
     pts.add(mb / 2)

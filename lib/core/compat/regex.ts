@@ -484,8 +484,12 @@ function representative(lo: number, hi: number): number {
 }
 
 /** Alphabet classes (one representative code point each) on which all the matchers behave uniformly. */
-function alphabet(ms: Matcher[]): number[] {
+function alphabet(ms: Matcher[], extra: number[] = []): number[] {
   const cuts = new Set<number>()
+  for (const c of extra) {
+    cuts.add(c)
+    cuts.add(c + 1)
+  }
   for (const m of ms) for (const c of m.cuts) cuts.add(c)
   const sorted = [...cuts].sort((a, b) => a - b)
   const reps: number[] = []
@@ -581,4 +585,42 @@ export function findString(
     if (next.size === 0) return null
     layers.push(next)
   }
+}
+
+const SAMPLE_EXTRA = 'ab0A_-. /:@'.split('').map((c) => c.codePointAt(0)!)
+
+/**
+ * Up to `count` distinct strings accepted by every matcher with a length in [min, max], shortest first,
+ * over a varied alphabet (for witness search where exact reasoning is not available).
+ */
+export function sampleStrings(ms: Matcher[], min: number, max: number, count: number, budget: Budget): string[] {
+  const reps = alphabet(ms, SAMPLE_EXTRA)
+  const out: string[] = []
+  let layer: { t: number[]; s: string }[] = [{ t: ms.map((m) => m.initial), s: '' }]
+  for (let k = 0; k <= max && k <= min + 24 && out.length < count && layer.length > 0; k++) {
+    for (const e of layer) {
+      budget.step()
+      if (k >= min && e.t.every((st, i) => ms[i].accepts(st, k === 0))) {
+        out.push(e.s)
+        if (out.length >= count) break
+      }
+    }
+    const next: { t: number[]; s: string }[] = []
+    const seen = new Map<string, number>()
+    for (const e of layer) {
+      for (const cp of reps) {
+        budget.step(ms.length + 1)
+        const t = e.t.map((st, i) => ms[i].step(st, cp))
+        const key = t.join(',')
+        const n = seen.get(key) ?? 0
+        if (n >= 4) continue
+        seen.set(key, n + 1)
+        next.push({ t, s: e.s + String.fromCodePoint(cp) })
+        if (next.length >= 256) break
+      }
+      if (next.length >= 256) break
+    }
+    layer = next
+  }
+  return out
 }
