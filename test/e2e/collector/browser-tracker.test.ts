@@ -84,12 +84,12 @@ afterAll(async () => {
 })
 
 async function sendAndWait(id: string, options: Record<string, unknown>, n: number): Promise<string[]> {
-  await page.evaluate(({ id, url, options }) => (window as any).floe.start(id, url, options), { id, url: stack.current.url, options })
-  const before = await page.evaluate(() => (window as any).floe.sent.length as number)
-  await page.evaluate(({ id, n }) => (window as any).floe.trackMix(id, n), { id, n })
-  await page.waitForFunction((target) => (window as any).floe.sent.length >= target, before + n)
-  expect(await page.evaluate(() => (window as any).floe.failed)).toEqual([])
-  return page.evaluate((before) => (window as any).floe.sent.slice(before) as string[], before)
+  await page.evaluate(({ id, url, options }) => (globalThis as any).floe.start(id, url, options), { id, url: stack.current.url, options })
+  const before = await page.evaluate(() => (globalThis as any).floe.sent.length as number)
+  await page.evaluate(({ id, n }) => (globalThis as any).floe.trackMix(id, n), { id, n })
+  await page.waitForFunction((target) => (globalThis as any).floe.sent.length >= target, before + n)
+  expect(await page.evaluate(() => (globalThis as any).floe.failed)).toEqual([])
+  return page.evaluate((before) => (globalThis as any).floe.sent.slice(before) as string[], before)
 }
 
 async function eventsFor(appId: string) {

@@ -1,0 +1,175 @@
+/**
+ * Collector throughput through the local gateway (API Gateway v2 event → the
+ * collector handler → PutRecords to kinesalite) against a bare Node HTTP
+ * server that only reads the body and answers 200, measured in the same run
+ * with the same client: a typical tracker POST (a batch of 10 browser events with base64
+ * contexts, ~9 kB),
+ * a bounded number of requests over loopback with keep-alive.
+ *
+ *   npm run bench -- collector        (or: node --import tsx test/bench/collector.ts [requests] [concurrency])
+ */
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { randomUUID } from 'node:crypto'
+import { startLocalStack } from '../../lib/local/stack'
+import { makeClients } from '../../lib/aws/clients'
+import { DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis'
+import { DEFAULT_COLLECTOR_CONFIG } from '../../lib/core/collector/config'
+import { handleCollectorRequest } from '../../lib/core/collector/service'
+import type { HttpRequest } from '../../lib/http/types'
+
+/** The pure request → outcome function alone (no HTTP, no Kinesis), to show where the time goes. */
+function coreOnly(body: string, n: number): number {
+  const req: HttpRequest = {
+    method: 'POST',
+    path: PATH,
+    headers: { host: '127.0.0.1:8080', 'content-type': HEADERS['content-type'], origin: HEADERS.origin, 'user-agent': HEADERS['user-agent'], referer: HEADERS.referer },
+    query: {},
+    rawQuery: '',
+    cookies: [HEADERS.cookie],
+    body: Buffer.from(body),
+    sourceIp: '127.0.0.1',
+    params: {},
+    timeEpochMs: Date.now(),
+  }
+  for (let i = 0; i < 1000; i++) handleCollectorRequest(req, DEFAULT_COLLECTOR_CONFIG, Date.now(), randomUUID)
+  const started = process.hrtime.bigint()
+  for (let i = 0; i < n; i++) handleCollectorRequest(req, DEFAULT_COLLECTOR_CONFIG, Date.now(), randomUUID)
+  return n / (Number(process.hrtime.bigint() - started) / 1e9)
+}
+
+const REQUESTS = Number(process.argv[2] ?? 3000)
+const CONCURRENCY = Number(process.argv[3] ?? 16)
+const WARMUP = 300
+const PATH = '/com.snowplowanalytics.snowplow/tp2'
+
+function typicalBatch(): string {
+  const now = Date.now()
+  const data = Array.from({ length: 10 }, (_, i) => ({
+    e: i % 2 ? 'ue' : 'pv',
+    url: `https://shop.example.com/products/${i}?utm_source=newsletter`,
+    page: `Product ${i} – Example Shop`,
+    refr: 'https://www.google.com/',
+    eid: randomUUID(),
+    tv: 'js-4.10.1',
+    tna: 'sp',
+    aid: 'shop',
+    p: 'web',
+    cookie: '1',
+    cs: 'UTF-8',
+    lang: 'en-GB',
+    res: '1920x1080',
+    cd: '24',
+    tz: 'Europe/London',
+    dtm: String(now - 100),
+    vp: '1280x720',
+    ds: '1280x3000',
+    vid: '3',
+    sid: randomUUID(),
+    duid: randomUUID(),
+    stm: String(now),
+    ...(i % 2 ? { ue_px: Buffer.from(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: 'iglu:com.acme/add_to_cart/jsonschema/1-0-0', data: { sku: `SKU-${i}`, quantity: 1 } } })).toString('base64url') } : {}),
+    cx: Buffer.from(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [{ schema: 'iglu:com.snowplowanalytics.snowplow/web_page/jsonschema/1-0-0', data: { id: randomUUID() } }] })).toString('base64url'),
+  }))
+  return JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data })
+}
+
+const HEADERS = {
+  'content-type': 'application/json; charset=UTF-8',
+  origin: 'https://shop.example.com',
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+  referer: 'https://shop.example.com/products/1',
+  cookie: 'sp=c5f3a09f-75f8-4309-bec5-fea560f78455',
+}
+
+async function load(baseUrl: string, body: string, total: number): Promise<{ seconds: number; statuses: Map<number, number> }> {
+  const url = new URL(PATH, baseUrl)
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+  const statuses = new Map<number, number>()
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(url, { method: 'POST', agent, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume()
+        res.on('end', () => {
+          statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1)
+          resolve()
+        })
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  let next = 0
+  const started = process.hrtime.bigint()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        next++
+        await one()
+      }
+    }),
+  )
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  agent.destroy()
+  return { seconds, statuses }
+}
+
+function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=UTF-8', 'content-length': '2' })
+      res.end('ok')
+    })
+  })
+  server.keepAliveTimeout = 65_000
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((r) => {
+          server.close(() => r())
+          server.closeAllConnections()
+        }),
+      }),
+    ),
+  )
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+
+async function main() {
+  const body = typicalBatch()
+  console.log(`payload: ${Buffer.byteLength(body)} bytes, 10 events; ${REQUESTS} requests, concurrency ${CONCURRENCY}, loopback, keep-alive`)
+
+  const bare = await bareServer()
+  await load(bare.url, body, WARMUP)
+  const base = await load(bare.url, body, REQUESTS)
+  await bare.close()
+
+  const stack = await startLocalStack({ triggers: false, namePrefix: `bench${process.pid}` })
+  try {
+    await load(stack.url, body, WARMUP)
+    const coll = await load(stack.url, body, REQUESTS)
+    const ok = coll.statuses.get(200) ?? 0
+    if (ok !== REQUESTS) throw new Error(`collector answered ${JSON.stringify([...coll.statuses])}; expected ${REQUESTS} × 200`)
+
+    const kinesis = makeClients(stack.endpoints).kinesis
+    const summary = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: stack.names.streams.raw }))
+    const baseRps = REQUESTS / base.seconds
+    const collRps = REQUESTS / coll.seconds
+    console.log(`bare Node http server      ${fmt(baseRps).padStart(8)} req/s  (${base.seconds.toFixed(2)} s)`)
+    console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
+    console.log(`ratio collector / bare     ${(collRps / baseRps).toFixed(3)}  (${(baseRps / collRps).toFixed(1)}x slower)`)
+    console.log(`collector core alone       ${fmt(coreOnly(body, 20_000)).padStart(8)} req/s  (request → response and Thrift records, no I/O)`)
+  } finally {
+    await stack.stop()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err)
+    process.exit(1)
+  },
+)
