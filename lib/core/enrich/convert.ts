@@ -1,0 +1,207 @@
+/**
+ * Conversions of tracker parameters into atomic field values, with the
+ * semantics (and error texts) of Snowplow Enrich: Java integer, BigDecimal and
+ * timestamp rules, TSV-safe strings, commons-codec lenient base64.
+ */
+
+export type Conv<T> = { ok: true; value: T | null } | { ok: false; error: string }
+
+const ok = <T>(value: T | null): Conv<T> => ({ ok: true, value })
+const err = (error: string): Conv<never> => ({ ok: false, error })
+
+/** TSV-safe text: tabs become 4 spaces, control characters are removed; empty → null. */
+export function tsv(s: string): string | null {
+  let clean = true
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 32 || c === 127) {
+      clean = false
+      break
+    }
+  }
+  if (clean) return s.length === 0 ? null : s
+  // eslint-disable-next-line no-control-regex
+  const out = s.replace(/\t/g, '    ').replace(/[\x00-\x1f\x7f]/g, '')
+  return out.length === 0 ? null : out
+}
+
+const INT_RE = /^[+-]?[0-9]+$/
+
+/** Java Integer.parseInt; the text `null` (any case) is null. */
+export function toInt(s: string): Conv<number> {
+  if (s.length === 4 && s.toLowerCase() === 'null') return ok(null)
+  if (!INT_RE.test(s)) return err('Cannot be converted to java.lang.Integer')
+  const n = Number(s)
+  if (n > 2147483647 || n < -2147483648) return err('Cannot be converted to java.lang.Integer')
+  return ok(n)
+}
+
+/** Exactly `1` or `0`. */
+export function toBool(s: string): Conv<number> {
+  if (s === '1') return ok(1)
+  if (s === '0') return ok(0)
+  return err('Cannot be converted to Boolean-like java.lang.Byte')
+}
+
+const DEC_RE = /^([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?$/
+
+/**
+ * Java `new BigDecimal(s)`, rescaled to scale 0 when negative, written with
+ * `BigDecimal.toString()` (scientific notation when the adjusted exponent is
+ * below −6). The text `null` (any case) is null.
+ */
+export function toDecimal(s: string): Conv<string> {
+  if (s.length === 4 && s.toLowerCase() === 'null') return ok(null)
+  const m = DEC_RE.exec(s)
+  if (!m) {
+    const bad = [...s].find((ch) => !/[0-9.eE+-]/.test(ch))
+    const msg = s.length === 0
+      ? 'Index 0 out of bounds for length 0'
+      : bad !== undefined
+        ? `Character ${bad} is neither a decimal digit number, decimal point, nor "e" notation exponential mark.`
+        : 'Character array is missing "exponent" mark \'e\' or \'E\'.'
+    return err(`Cannot be converted to java.math.BigDecimal. Error : ${msg}`)
+  }
+  const negative = m[1] === '-'
+  const intPart = m[2] ?? ''
+  const fracPart = m[3] ?? m[4] ?? ''
+  const exp = m[5] === undefined ? 0 : Number(m[5])
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 2147483647) return err('Cannot be converted to java.math.BigDecimal. Error : Exponent overflow.')
+  let digits = (intPart + fracPart).replace(/^0+/, '')
+  let scale = fracPart.length - exp
+  if (scale < 0) {
+    if (digits !== '') digits += '0'.repeat(-scale)
+    scale = 0
+  }
+  if (digits === '') digits = '0'
+  const sign = negative && digits !== '0' ? '-' : ''
+  const adjusted = -scale + (digits.length - 1)
+  if (scale === 0) return ok(sign + digits)
+  if (adjusted >= -6) {
+    // plain notation
+    if (digits.length > scale) return ok(sign + digits.slice(0, digits.length - scale) + '.' + digits.slice(digits.length - scale))
+    return ok(sign + '0.' + '0'.repeat(scale - digits.length) + digits)
+  }
+  const mantissa = digits.length > 1 ? digits[0] + '.' + digits.slice(1) : digits
+  return ok(`${sign}${mantissa}E${adjusted}`)
+}
+
+const DIMS_RE = /^([0-9]+)x([0-9]+)$/
+
+/** `WIDTHxHEIGHT` → two integers. */
+export function toDims(s: string): { ok: true; value: [number, number] } | { ok: false; error: string } {
+  const m = DIMS_RE.exec(s)
+  if (!m) return { ok: false, error: 'Does not conform to regex (\\d+)x(\\d+)' }
+  const w = Number(m[1])
+  const h = Number(m[2])
+  if (w > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
+  if (h > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
+  return { ok: true, value: [w, h] }
+}
+
+const pad2 = (n: number) => (n < 10 ? '0' : '') + n
+const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n
+
+/** `yyyy-MM-dd HH:mm:ss.SSS` in UTC (years beyond 9999 printed in full). */
+export function formatTimestamp(ms: number): string {
+  const d = new Date(ms)
+  const y = d.getUTCFullYear()
+  const ys = y >= 0 && y < 10000 ? String(y).padStart(4, '0') : String(y)
+  return `${ys}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${pad3(d.getUTCMilliseconds())}`
+}
+
+/** Milliseconds of a `yyyy-MM-dd HH:mm:ss.SSS` UTC timestamp. */
+export function parseTimestamp(s: string): number {
+  return Date.UTC(
+    Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)),
+    Number(s.slice(11, 13)), Number(s.slice(14, 16)), Number(s.slice(17, 19)), Number(s.slice(20, 23)),
+  )
+}
+
+const MAX_DATE_MS = 8.64e15
+const LONG_RE = /^[+-]?[0-9]{1,19}$/
+/** Milliseconds of year 10000-01-01T00:00:00Z. */
+const YEAR_10000 = 253402300800000
+
+/** Milliseconds since epoch (Java Long) → timestamp text; Redshift-compatible years only. */
+export function toTimestamp(s: string): Conv<string> {
+  if (!LONG_RE.test(s)) return err('Not in the expected format: ms since epoch')
+  const big = BigInt(s)
+  if (big > 9223372036854775807n || big < -9223372036854775808n) return err('Not in the expected format: ms since epoch')
+  const ms = Number(big)
+  if (ms < -62167219200000 || ms >= YEAR_10000 || s.startsWith('-')) {
+    const text = Math.abs(ms) <= MAX_DATE_MS ? formatTimestamp(ms) : s
+    return err(`Formatting as ${text} is not Redshift-compatible`)
+  }
+  return ok(formatTimestamp(ms))
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** A canonical UUID (any case), lower-cased. */
+export function toUuid(s: string): Conv<string> {
+  const l = s.toLowerCase()
+  return UUID_RE.test(l) ? ok(l) : err('Not a valid UUID')
+}
+
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s.toLowerCase())
+}
+
+const PLATFORMS = new Set(['web', 'iot', 'app', 'mob', 'pc', 'cnsl', 'tv', 'srv', 'headset'])
+
+export function toPlatform(s: string): Conv<string> {
+  return PLATFORMS.has(s) ? ok(s) : err('Not a valid platform')
+}
+
+/** The part before the first `,`, `|` or space, TSV-safe. */
+export function toIp(s: string): string | null {
+  const m = /[ ,|]/.exec(s)
+  return tsv(m ? s.slice(0, m.index) : s)
+}
+
+/** Event type code → event name. */
+export const EVENT_CODES: Readonly<Record<string, string>> = {
+  se: 'struct', ev: 'struct', ad: 'ad_impression', tr: 'transaction', ti: 'transaction_item', pv: 'page_view', pp: 'page_ping', ue: 'unstruct',
+}
+
+export function toEventType(s: string): Conv<string> {
+  const e = Object.prototype.hasOwnProperty.call(EVENT_CODES, s) ? EVENT_CODES[s] : undefined
+  return e ? ok(e) : err('Not a valid event type')
+}
+
+/** The value of each base64 character (both alphabets); -1 for others. */
+const B64 = new Int8Array(128).fill(-1)
+for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i
+B64['-'.charCodeAt(0)] = 62
+B64['_'.charCodeAt(0)] = 63
+
+/**
+ * Lenient base64 as commons-codec decodes it: standard and URL-safe alphabets,
+ * padding optional, characters outside the alphabet skipped, decoding stops at
+ * the first `=`. A trailing lone character is dropped.
+ */
+export function decodeBase64Lenient(s: string): Buffer {
+  const out = Buffer.allocUnsafe(Math.ceil((s.length * 3) / 4) + 3)
+  let n = 0
+  let acc = 0
+  let bits = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 61) break
+    const v = c < 128 ? B64[c]! : -1
+    if (v < 0) continue
+    acc = ((acc << 6) | v) & 0xffffff
+    bits += 6
+    if (bits >= 8) {
+      bits -= 8
+      out[n++] = (acc >> bits) & 0xff
+    }
+  }
+  return out.subarray(0, n)
+}
+
+/** Lenient base64 → UTF-8 text. */
+export function base64Text(s: string): string {
+  return decodeBase64Lenient(s).toString('utf8')
+}

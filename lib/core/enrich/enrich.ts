@@ -1,0 +1,417 @@
+/**
+ * The enrich core: one stream record → enriched events, failed events, bad
+ * rows and pii events, as data. No I/O besides schema lookups through the
+ * resolver; the processing time and event ids are parameters.
+ */
+import type { Resolver } from '../iglu/resolver'
+import { adapt, type RawEvent } from './adapters'
+import {
+  adapterBadRow,
+  cpFormatViolation,
+  enrichmentBadRow,
+  rawEventJson,
+  sizeViolation,
+  type Processor,
+} from './badrows'
+import { formatTimestamp } from './convert'
+import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
+import { DEFAULT_FIELD_LIMITS, F, NEVER_NULLED } from './fields'
+import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateData, type ClientError, type DataReport, type IgluParseCode } from './iglu'
+import { arrayElements, compactJson, memberSpan, parseJson, quote, Raw, stringify, valueSpan } from './json'
+import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
+import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput } from './steps'
+import { instant } from './time'
+import { transform, type AtomicError } from './transform'
+
+export interface EnrichSettings {
+  readonly resolver: Resolver
+  readonly processor: Processor
+  /** Configured enrichments (none yet: the built-in steps always run). */
+  readonly enrichments?: readonly Enrichment[]
+  /** Overrides of the default atomic field limits. */
+  readonly atomicFieldsLimits?: Readonly<Record<string, number>>
+  /** Emit events invalid against the atomic field limits as good events. */
+  readonly acceptInvalid?: boolean
+  /** A failed-event (incomplete) output exists: emit failed events, null oversized fields. */
+  readonly emitFailed?: boolean
+  /** A pii output exists. */
+  readonly emitPii?: boolean
+  readonly maxJsonDepth?: number
+  /** Largest record each output takes, in bytes (UTF-8). */
+  readonly maxRecordBytes?: { readonly good?: number; readonly bad?: number; readonly incomplete?: number; readonly pii?: number }
+  readonly maxBytesSinglePayload?: number
+}
+
+/** Per batch: the processing time and the event-id source. */
+export interface BatchContext {
+  readonly etlTimestamp: number
+  readonly newEventId: () => string
+}
+
+export type Output =
+  | { readonly kind: 'good'; readonly tsv: string; readonly event: EnrichedEvent }
+  | { readonly kind: 'incomplete'; readonly tsv: string; readonly event: EnrichedEvent }
+  | { readonly kind: 'bad'; readonly json: string; readonly type: string }
+  | { readonly kind: 'pii'; readonly tsv: string; readonly event: EnrichedEvent }
+
+export interface RecordOutcome {
+  readonly outputs: Output[]
+  /** Collector payloads read from the record. */
+  readonly payloads: number
+  readonly dropped: number
+  /** Events invalid against the atomic field limits (with why, for the `InvalidEnriched` log). */
+  readonly invalid: { readonly tsv: string; readonly reasons: string[] }[]
+  /** Earliest collector timestamp seen (epoch ms), for latency. */
+  readonly collectorTimestamp: number | null
+  /** The schema registry could not be reached: the record must be retried later, nothing is emitted. */
+  readonly unavailable?: string
+}
+
+type Violation =
+  | { kind: 'NotJson'; source: string; field: string; value: string; error: string }
+  | { kind: 'NotIglu'; source: string; json: string; code: IgluParseCode }
+  | { kind: 'CriterionMismatch'; source: string; schemaKey: string; criterion: string; data: string }
+  | { kind: 'IgluError'; source: string; schemaKey: string; error: ClientError; data: string; reports?: readonly DataReport[]; schemaMessage?: string; resolution?: boolean }
+  | { kind: 'Atomic'; errors: AtomicError[] }
+
+class Unavailable {
+  constructor(readonly message: string) {}
+}
+
+const UNSTRUCT_CRITERION = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-*'
+const CONTEXTS_CRITERION = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-*'
+const VALIDATION_INFO = 'iglu:com.snowplowanalytics.iglu/validation_info/jsonschema/1-0-0'
+export const DEFAULT_MAX_RECORD_BYTES = 1_000_000
+
+/** The enricher: settings fixed at start, `enrichRecord` per stream record. */
+export class Enricher {
+  private readonly steps: Enrichment[]
+  private readonly limits: [number, string, number][]
+  private readonly vEtl: string
+
+  constructor(readonly settings: EnrichSettings) {
+    this.steps = stepOrder(settings.enrichments ?? [])
+    const limits = { ...DEFAULT_FIELD_LIMITS, ...settings.atomicFieldsLimits }
+    this.limits = Object.entries(limits).map(([name, limit]) => [F[name as keyof typeof F], name, limit])
+    this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
+  }
+
+  get maxJsonDepth(): number {
+    return this.settings.maxJsonDepth ?? 50
+  }
+
+  /** Enriches one stream record (a Thrift payload, or a compressed batch of them). Never throws for bad input. */
+  async enrichRecord(record: Uint8Array, batch: BatchContext): Promise<RecordOutcome> {
+    const outputs: Output[] = []
+    const out = { outputs, payloads: 0, dropped: 0, invalid: [] as RecordOutcome['invalid'][number][], collectorTimestamp: null as number | null }
+    const p = this.settings.processor
+    const at = batch.etlTimestamp
+    const kind = compression(record)
+    let payloads: Uint8Array[] = [record]
+    if (kind) {
+      const u = unpackCompressed(record, kind, this.settings.maxBytesSinglePayload)
+      if (!u.ok) {
+        out.payloads = 1
+        const b64 = Buffer.from(record).toString('base64')
+        if (u.kind === 'format') this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, DECOMPRESSOR, { error: u.message }, record), at)
+        else {
+          const max = this.settings.maxBytesSinglePayload ?? 10_000_000
+          this.bad(out, 'size_violation', sizeViolation(p, at, max, u.actual, `Collector payload will exceed maximum allowed size of ${max} after decompression`, b64.slice(0, Math.floor(max / 10))), at)
+        }
+        return out
+      }
+      payloads = u.payloads
+    }
+    try {
+      for (const bytes of payloads) {
+        out.payloads++
+        const loaded = loadThrift(bytes)
+        if (!loaded.ok) {
+          for (const m of loaded.messages) this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, loaded.loader, m, bytes), at)
+          continue
+        }
+        const payload = loaded.payload
+        if (out.collectorTimestamp === null || payload.timestamp < out.collectorTimestamp) out.collectorTimestamp = payload.timestamp
+        const adapted = await adapt(payload, { resolver: this.settings.resolver, maxJsonDepth: this.maxJsonDepth })
+        if (!adapted.ok) {
+          if ('unavailable' in adapted) throw new Unavailable(adapted.unavailable)
+          this.bad(out, adapted.badRow, adapterBadRow(adapted.badRow, p, at, payload, adapted.messages), at)
+          continue
+        }
+        for (const raw of adapted.events) await this.enrichEvent(raw, batch, out)
+      }
+    } catch (err) {
+      if (err instanceof Unavailable) return { outputs: [], payloads: out.payloads, dropped: 0, invalid: [], collectorTimestamp: out.collectorTimestamp, unavailable: err.message }
+      throw err
+    }
+    return out
+  }
+
+  /** A bad row, or a size violation when it is too big for the bad output. */
+  private bad(out: { outputs: Output[] }, type: string, json: string, at: number): void {
+    const max = this.settings.maxRecordBytes?.bad ?? DEFAULT_MAX_RECORD_BYTES
+    const size = byteLength(json)
+    if (size > max) {
+      out.outputs.push({ kind: 'bad', type: 'size_violation', json: sizeViolation(this.settings.processor, at, max, size, `Bad row exceeds the maximum allowed size of ${max} bytes`, json.slice(0, Math.floor(max / 10))) })
+    } else out.outputs.push({ kind: 'bad', type, json })
+  }
+
+  private async enrichEvent(raw: RawEvent, batch: BatchContext, out: { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }): Promise<void> {
+    const s = this.settings
+    const at = batch.etlTimestamp
+    const ev = new EnrichedEvent()
+    const t = transform(raw, ev, { etlTimestamp: formatTimestamp(at), vEtl: this.vEtl, eventId: batch.newEventId() })
+
+    // Phase 1: atomic conversions, then the self-describing inputs.
+    const e1: Violation[] = []
+    if (t.errors.length > 0) e1.push({ kind: 'Atomic', errors: t.errors })
+    if (t.unstruct !== null) await this.unstructInput(t.unstruct, ev, e1)
+    if (t.contexts !== null) await this.contextsInput(t.contexts, ev, e1)
+
+    // Phase 2: enrichments, failures accumulated.
+    const e2: EnrichmentFailure[] = []
+    const input: StepInput = { raw, pageQuery: null }
+    for (const step of this.steps) {
+      const r = await step.run(ev, input)
+      if (r.failures) for (const x of r.failures) e2.push(x)
+      if (r.contexts && r.contexts.length > 0) ev.derived = [...r.contexts, ...ev.derived]
+      if (r.drop) {
+        out.dropped++
+        return
+      }
+    }
+
+    // Phase 3: atomic field lengths.
+    const e3: Violation[] = []
+    const lengthErrors: AtomicError[] = []
+    const f = ev.f
+    for (const [i, name, limit] of this.limits) {
+      const v = f[i]
+      if (typeof v === 'string' && v.length > limit) {
+        lengthErrors.push({ field: name, value: v, message: `Field is longer than maximum allowed size ${limit}`, keyword: 'atomic_field_length_exceeded' })
+        if (s.emitFailed && !NEVER_NULLED.has(name)) f[i] = null
+      }
+    }
+    let invalidReasons: string[] | undefined
+    if (lengthErrors.length > 0) {
+      invalidReasons = lengthErrors.map((e) => `${e.field}: ${e.message}`)
+      if (!s.acceptInvalid) e3.push({ kind: 'Atomic', errors: lengthErrors })
+    }
+
+    if (e1.length === 0 && e2.length === 0 && e3.length === 0) {
+      finish(ev)
+      const line = toTsv(f)
+      if (invalidReasons) out.invalid.push({ tsv: line, reasons: invalidReasons })
+      const max = s.maxRecordBytes?.good ?? DEFAULT_MAX_RECORD_BYTES
+      const size = byteLength(line)
+      if (size > max) {
+        this.bad(out, 'size_violation', sizeViolation(s.processor, at, max, size, `Enriched event exceeds the maximum allowed size of ${max} bytes`, line.slice(0, Math.floor(max / 10))), at)
+        return
+      }
+      out.outputs.push({ kind: 'good', tsv: line, event: ev })
+      if (ev.pii !== null && s.emitPii) {
+        const pii = piiEvent(ev, batch, this.vEtl)
+        const piiLine = toTsv(pii.f)
+        if (byteLength(piiLine) <= (s.maxRecordBytes?.pii ?? DEFAULT_MAX_RECORD_BYTES)) out.outputs.push({ kind: 'pii', tsv: piiLine, event: pii })
+      }
+      return
+    }
+
+    // A failure: failure entities first in derived_contexts, then the bad row.
+    const failures: Entity[] = []
+    for (const v of e1) failures.push(this.failureEntity(v, at))
+    for (const x of e2) failures.push(this.enrichmentFailureEntity(x, at))
+    for (const v of e3) failures.push(this.failureEntity(v, at))
+    finish(ev, failures)
+    const enrichedJson = toPartialJson(f)
+    const rawJson = rawEventJson(raw.payload, raw.parameters)
+    if (e1.length > 0) this.bad(out, 'schema_violations', enrichmentBadRow('schema_violations', s.processor, at, e1.map(violationMessage), enrichedJson, rawJson), at)
+    else if (e2.length > 0) this.bad(out, 'enrichment_failures', enrichmentBadRow('enrichment_failures', s.processor, at, e2, enrichedJson, rawJson), at)
+    else this.bad(out, 'schema_violations', enrichmentBadRow('schema_violations', s.processor, at, e3.map(violationMessage), enrichedJson, rawJson), at)
+    if (s.emitFailed) {
+      const line = toTsv(f)
+      if (invalidReasons) out.invalid.push({ tsv: line, reasons: invalidReasons })
+      // a failed event too big for its output is dropped
+      if (byteLength(line) <= (s.maxRecordBytes?.incomplete ?? DEFAULT_MAX_RECORD_BYTES)) out.outputs.push({ kind: 'incomplete', tsv: line, event: ev })
+    } else if (invalidReasons) out.invalid.push({ tsv: toTsv(f), reasons: invalidReasons })
+  }
+
+  /** Parses and validates one self-describing value; returns its data text or records a violation. */
+  private async checkSdj(
+    value: unknown,
+    text: string,
+    span: [number, number],
+    source: string,
+    violations: Violation[],
+  ): Promise<{ uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined> {
+    const sd = asSelfDescribing(value)
+    if (!sd.ok) {
+      violations.push({ kind: 'NotIglu', source, json: compactJson(text, span[0], span[1]), code: sd.code })
+      return undefined
+    }
+    const dataSpan = memberSpan(text, span, 'data')!
+    const dataText = () => compactJson(text, dataSpan[0], dataSpan[1])
+    const v = await validateData(this.settings.resolver, sd.key, sd.data)
+    if (!v.ok) {
+      if ('unavailable' in v) throw new Unavailable(v.unavailable)
+      violations.push({ kind: 'IgluError', source, schemaKey: sd.uri, error: v.error, data: dataText(), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
+      return undefined
+    }
+    return { uri: v.uri, data: dataText(), superseded: v.superseded }
+  }
+
+  private noteSuperseded(ev: EnrichedEvent, sup: { originalSchema: string; validatedWith: string } | undefined): void {
+    if (!sup) return
+    const data = stringify(sup)
+    if (!ev.validationInfo.some((e) => e.data === data)) ev.validationInfo.push({ schema: VALIDATION_INFO, data })
+  }
+
+  private async unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> {
+    const source = 'unstruct'
+    const parsed = parseJson(text, this.maxJsonDepth)
+    if (!parsed.ok) {
+      violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
+      return
+    }
+    const whole = valueSpan(text, 0)
+    const sd = asSelfDescribing(parsed.doc.value)
+    if (!sd.ok) {
+      violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
+      return
+    }
+    if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', 'unstruct_event', 1, 0)) {
+      violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: UNSTRUCT_CRITERION, data: compactJson(text) })
+      return
+    }
+    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations)
+    if (!wrapper) return
+    const innerSpan = memberSpan(text, whole, 'data')!
+    const inner = await this.checkSdj(sd.data, text, innerSpan, source, violations)
+    if (!inner) return
+    this.noteSuperseded(ev, inner.superseded)
+    ev.unstruct = { schema: inner.uri, data: inner.data }
+  }
+
+  private async contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> {
+    const source = 'contexts'
+    const parsed = parseJson(text, this.maxJsonDepth)
+    if (!parsed.ok) {
+      violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
+      return
+    }
+    const whole = valueSpan(text, 0)
+    const sd = asSelfDescribing(parsed.doc.value)
+    if (!sd.ok) {
+      violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
+      return
+    }
+    if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', 'contexts', 1, 0)) {
+      violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: CONTEXTS_CRITERION, data: compactJson(text) })
+      return
+    }
+    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations)
+    if (!wrapper || !Array.isArray(sd.data)) return
+    const spans = arrayElements(text, memberSpan(text, whole, 'data')!)
+    const items = sd.data as unknown[]
+    for (let i = 0; i < items.length; i++) {
+      const entity = await this.checkSdj(items[i], text, spans[i]!, source, violations)
+      if (!entity) continue
+      this.noteSuperseded(ev, entity.superseded)
+      ev.contexts.push({ schema: entity.uri, data: entity.data })
+    }
+  }
+
+  private entity(at: number, failureType: string, errors: unknown[], schema: string | null, data: unknown): Entity {
+    const p = this.settings.processor
+    return {
+      schema: FAILURE_SCHEMA,
+      data: stringify({ failureType, errors, schema, data, timestamp: instant(at), componentName: p.artifact, componentVersion: p.version }),
+    }
+  }
+
+  private failureEntity(v: Violation, at: number): Entity {
+    switch (v.kind) {
+      case 'NotJson':
+        return this.entity(at, 'NotJSON', [{ message: v.error, source: v.source }], null, { [v.source]: v.value })
+      case 'NotIglu':
+        return this.entity(at, 'NotIglu', [{ message: PARSE_CODE_MESSAGES[v.code], source: v.source }], null, new Raw(v.json))
+      case 'CriterionMismatch':
+        return this.entity(at, 'CriterionMismatch', [{ message: `Unexpected schema: ${v.schemaKey} does not match the criterion`, source: v.source, criterion: v.criterion }], v.schemaKey, new Raw(v.data))
+      case 'IgluError': {
+        if (v.resolution && v.error.error === 'ResolutionError') {
+          return this.entity(at, 'ResolutionError', [{ message: `Resolution error: schema ${v.schemaKey} not found`, source: v.source, lookupHistory: v.error.lookupHistory }], v.schemaKey, new Raw(v.data))
+        }
+        const errors = v.reports
+          ? v.reports.map((r) => ({ message: r.message, source: v.source, path: r.path, keyword: r.keyword, targets: r.targets }))
+          : [{ message: v.schemaMessage ?? 'Invalid schema', source: v.source, path: '$' }]
+        return this.entity(at, 'ValidationError', errors, v.schemaKey, new Raw(v.data))
+      }
+      case 'Atomic': {
+        const data: Record<string, string | null> = {}
+        for (const e of v.errors) data[e.field] = e.value
+        return this.entity(
+          at,
+          'ValidationError',
+          v.errors.map((e) => ({ message: e.message, source: 'atomic_field', path: e.field, keyword: e.keyword, targets: [] })),
+          ATOMIC_SCHEMA,
+          data,
+        )
+      }
+    }
+  }
+
+  private enrichmentFailureEntity(x: EnrichmentFailure, at: number): Entity {
+    const type = `EnrichmentError: ${x.enrichment?.identifier ?? ''}`
+    const schema = x.enrichment?.schemaKey ?? null
+    if ('error' in x.message) return this.entity(at, type, [{ message: x.message.error }], schema, null)
+    const m = x.message
+    return this.entity(at, type, [{ message: `${m.field} - ${m.expectation}`, source: m.field }], schema, { [m.field]: m.value })
+  }
+}
+
+/** The `schema_violations` message of a violation. */
+function violationMessage(v: Violation): unknown {
+  switch (v.kind) {
+    case 'NotJson':
+      return { field: v.field, value: v.value, error: v.error }
+    case 'NotIglu':
+      return { json: new Raw(v.json), error: v.code }
+    case 'CriterionMismatch':
+      return { schemaKey: v.schemaKey, schemaCriterion: v.criterion }
+    case 'IgluError':
+      return { schemaKey: v.schemaKey, error: v.error }
+    case 'Atomic':
+      return {
+        schemaKey: ATOMIC_SCHEMA,
+        error: { error: 'ValidationError', dataReports: v.errors.map((e) => ({ message: e.message, path: e.field, keyword: e.keyword, targets: [] })) },
+      }
+  }
+}
+
+/** The pii_transformation event of a good event (enrich.md §6.5). */
+export function piiEvent(parent: EnrichedEvent, batch: BatchContext, vEtl: string): EnrichedEvent {
+  const ev = new EnrichedEvent()
+  const now = formatTimestamp(batch.etlTimestamp)
+  ev.set('event_id', batch.newEventId())
+  ev.set('platform', 'srv')
+  ev.set('app_id', parent.get('app_id'))
+  ev.set('etl_tstamp', parent.get('etl_tstamp'))
+  ev.set('collector_tstamp', parent.get('collector_tstamp'))
+  ev.set('event', 'pii_transformation')
+  ev.set('event_vendor', 'com.snowplowanalytics.snowplow')
+  ev.set('event_name', 'pii_transformation')
+  ev.set('event_format', 'jsonschema')
+  ev.set('event_version', '1-0-0')
+  ev.set('derived_tstamp', now)
+  ev.set('true_tstamp', now)
+  ev.set('v_etl', vEtl)
+  ev.unstruct = { schema: 'iglu:com.snowplowanalytics.snowplow/pii_transformation/jsonschema/1-0-0', data: parent.pii! }
+  ev.contexts = [{ schema: 'iglu:com.snowplowanalytics.snowplow/parent_event/jsonschema/1-0-0', data: `{"parentEventId":${quote(parent.get('event_id') as string)}}` }]
+  finish(ev)
+  return ev
+}
+
+function byteLength(s: string): number {
+  // fast path: ASCII length equals byte length
+  return s.length < 4096 && !/[^\x00-\x7f]/.test(s) ? s.length : Buffer.byteLength(s, 'utf8')
+}

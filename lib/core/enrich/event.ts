@@ -1,0 +1,121 @@
+/**
+ * The enriched event being built, its TSV form and the JSON form bad rows
+ * carry (`PartiallyEnrichedEvent`).
+ */
+import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from './fields'
+import { quote } from './json'
+
+/** A self-describing entity: its (validated) schema URI and the compact text of its data. */
+export interface Entity {
+  readonly schema: string
+  readonly data: string
+}
+
+export const CONTEXTS_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-1'
+export const UNSTRUCT_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0'
+export const ATOMIC_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/atomic/jsonschema/1-0-0'
+export const FAILURE_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/failure/jsonschema/1-0-0'
+
+export type Value = string | number | null
+
+/**
+ * An event in the making. `f` holds the 131 columns (JSON columns are filled
+ * from `contexts`, `unstruct` and `derived` by `finish`).
+ */
+export class EnrichedEvent {
+  readonly f: Value[] = new Array<Value>(FIELD_COUNT).fill(null)
+  contexts: Entity[] = []
+  unstruct: Entity | null = null
+  /** Contexts added by enrichments (each step's list is prepended). */
+  derived: Entity[] = []
+  /** `validation_info` entities for superseded schemas (distinct). */
+  validationInfo: Entity[] = []
+  /** A `pii_transformation` event's data, when a pii enrichment changed something. */
+  pii: string | null = null
+
+  get(name: keyof typeof F): Value {
+    return this.f[F[name]]!
+  }
+  set(name: keyof typeof F, v: Value): void {
+    this.f[F[name]] = v
+  }
+}
+
+function entityText(e: Entity): string {
+  return `{"schema":${quote(e.schema)},"data":${e.data}}`
+}
+
+/** The contexts wrapper (1-0-1) of a list, or null when empty. */
+export function contextsText(list: readonly Entity[]): string | null {
+  if (list.length === 0) return null
+  let s = `{"schema":"${CONTEXTS_SCHEMA}","data":[`
+  for (let i = 0; i < list.length; i++) s += (i ? ',' : '') + entityText(list[i]!)
+  return s + ']}'
+}
+
+export function unstructText(e: Entity | null): string | null {
+  return e === null ? null : `{"schema":"${UNSTRUCT_SCHEMA}","data":${entityText(e)}}`
+}
+
+/** Sets the three JSON columns from the entity lists; `failures` go first in derived_contexts. */
+export function finish(ev: EnrichedEvent, failures: readonly Entity[] = []): void {
+  ev.f[F.contexts] = contextsText(ev.contexts)
+  ev.f[F.unstruct_event] = unstructText(ev.unstruct)
+  ev.f[F.derived_contexts] = contextsText(failures.length || ev.validationInfo.length ? [...failures, ...ev.derived, ...ev.validationInfo] : ev.derived)
+}
+
+/** Java `Float.toString`: the shortest decimal that reads back as the same float. */
+export function javaFloat(x: number): string {
+  const f = Math.fround(x)
+  if (f === 0) return Object.is(f, -0) ? '-0.0' : '0.0'
+  if (!Number.isFinite(f)) return Number.isNaN(f) ? 'NaN' : f > 0 ? 'Infinity' : '-Infinity'
+  let digits = ''
+  let exp = 0
+  for (let p = 1; p <= 9; p++) {
+    const s = Math.abs(f).toExponential(p - 1)
+    if (Math.fround(Number(s) * Math.sign(f)) === f) {
+      const [m, e] = s.split('e') as [string, string]
+      digits = m.replace('.', '')
+      exp = Number(e)
+      break
+    }
+  }
+  digits = digits.replace(/0+$/, '') || '0'
+  const sign = f < 0 ? '-' : ''
+  const abs = Math.abs(f)
+  if (abs >= 1e-3 && abs < 1e7) {
+    if (exp >= 0) {
+      const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0')
+      const frac = digits.slice(exp + 1) || '0'
+      return `${sign}${int}.${frac}`
+    }
+    return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
+  }
+  return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exp}`
+}
+
+/** The 131-column TSV line. */
+export function toTsv(f: readonly Value[]): string {
+  let s = ''
+  for (let i = 0; i < FIELD_COUNT; i++) {
+    const v = f[i]
+    if (i > 0) s += '\t'
+    if (v === null || v === undefined) continue
+    if (typeof v === 'string') s += v
+    else s += FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v)
+  }
+  return s
+}
+
+/** The JSON object bad rows carry: every column by name, null when unset; decimals and JSON columns as strings. */
+export function toPartialJson(f: readonly Value[]): string {
+  let s = '{'
+  for (let i = 0; i < FIELD_COUNT; i++) {
+    const v = f[i]
+    s += (i ? ',' : '') + '"' + FIELDS[i] + '":'
+    if (v === null || v === undefined) s += 'null'
+    else if (typeof v === 'string') s += quote(v)
+    else s += FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v)
+  }
+  return s + '}'
+}

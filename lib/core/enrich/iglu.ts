@@ -1,0 +1,113 @@
+/**
+ * Self-describing JSON through the Iglu resolver, as enrich checks it: parse
+ * (depth guard), self-describing shape (Iglu parse error codes), criterion,
+ * validation (superseded schemas followed), with failures as data in the
+ * shapes of Iglu client errors.
+ */
+import { formatSchemaVer, parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
+import type { RepositoryFailure, Resolver } from '../iglu/resolver'
+import { instanceErrors } from '../iglu/draft04'
+import { isObject } from '../iglu/selfdesc'
+import { instant } from './time'
+
+export type IgluParseCode = 'INVALID_DATA_PAYLOAD' | 'INVALID_IGLUURI' | 'INVALID_SCHEMAVER' | 'INVALID_SCHEMA' | 'INVALID_METASCHEMA'
+
+/** The failure-entity message of each parse code. */
+export const PARSE_CODE_MESSAGES: Record<IgluParseCode, string> = {
+  INVALID_DATA_PAYLOAD: 'Invalid data payload',
+  INVALID_SCHEMAVER: 'Invalid schema version',
+  INVALID_IGLUURI: 'Invalid Iglu URI',
+  INVALID_SCHEMA: 'Invalid schema',
+  INVALID_METASCHEMA: 'Invalid metashema',
+}
+
+export interface DataReport {
+  readonly message: string
+  readonly path: string
+  readonly keyword: string
+  readonly targets: readonly string[]
+}
+
+/** An Iglu client error (`ClientError`), as JSON-ready data. */
+export type ClientError =
+  | { readonly error: 'ValidationError'; readonly dataReports: readonly DataReport[]; readonly supersededBy?: string }
+  | { readonly error: 'ValidationError'; readonly schemaIssues: readonly { path: string; message: string }[] }
+  | {
+      readonly error: 'ResolutionError'
+      readonly lookupHistory: readonly { errors: readonly ({ error: 'NotFound' } | { error: string; message: string })[]; attempts: number; lastAttempt: string; repository: string }[]
+    }
+
+/** Self-describing data split into its key and value. */
+export type SdjCheck = { ok: true; key: SchemaKey; uri: string; data: unknown } | { ok: false; code: IgluParseCode }
+
+export function asSelfDescribing(v: unknown): SdjCheck {
+  if (!isObject(v) || typeof v.schema !== 'string' || !('data' in v)) return { ok: false, code: 'INVALID_DATA_PAYLOAD' }
+  const k = parseIgluUri(v.schema)
+  if (!k.ok) return { ok: false, code: k.code === 'INVALID_SCHEMAVER' ? 'INVALID_SCHEMAVER' : 'INVALID_IGLUURI' }
+  return { ok: true, key: k.value, uri: v.schema, data: v.data }
+}
+
+/** `iglu:vendor/name/format/M-*-*`-style criterion match on model (and revision when given). */
+export function matchesCriterion(k: SchemaKey, vendor: string, name: string, model: number, revision?: number): boolean {
+  return k.vendor === vendor && k.name === name && k.format === 'jsonschema' && k.version.model === model && (revision === undefined || k.version.revision === revision)
+}
+
+/** The registry could not answer (not a plain "not found"): the event cannot be judged now. */
+export class IgluUnavailable {
+  constructor(readonly message: string) {}
+}
+
+export type Validated =
+  | { ok: true; key: SchemaKey; uri: string; superseded?: { originalSchema: string; validatedWith: string } }
+  | { ok: false; key: SchemaKey; error: ClientError; reports?: readonly DataReport[]; schemaMessage?: string; resolution?: boolean }
+  | { ok: false; unavailable: string }
+
+function resolutionError(failures: readonly RepositoryFailure[]): ClientError {
+  return {
+    error: 'ResolutionError',
+    lookupHistory: failures.map((f) => ({
+      errors: f.errors.map((e) => (e.kind === 'NotFound' ? { error: 'NotFound' as const } : { error: e.kind, message: e.message })),
+      attempts: f.attempts,
+      lastAttempt: instant(f.lastAttempt),
+      repository: f.repository,
+    })),
+  }
+}
+
+/**
+ * Validates `data` against the schema `key` names, following `$supersededBy`.
+ * A lookup that failed for reasons other than "not found" is reported as
+ * `unavailable` (a registry outage must not turn events into failures).
+ */
+export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown): Promise<Validated> {
+  const found = await resolver.lookupSchema(key)
+  if (!found.ok) {
+    if (found.failures.some((f) => f.errors.some((e) => e.kind !== 'NotFound'))) return { ok: false, unavailable: found.message }
+    return { ok: false, key, error: resolutionError(found.failures), resolution: true }
+  }
+  let target = key
+  let superseded: { originalSchema: string; validatedWith: string } | undefined
+  const by = found.value.$supersededBy
+  if (typeof by === 'string') {
+    const k = parseIgluUri(`iglu:${key.vendor}/${key.name}/${key.format}/${by}`)
+    if (k.ok) {
+      target = k.value
+      superseded = { originalSchema: toIgluUri(key), validatedWith: by }
+    }
+  }
+  const v = await resolver.validatorFor(target)
+  if (!v.ok) {
+    if (v.reason === 'resolution') {
+      if (v.failures.some((f) => f.errors.some((e) => e.kind !== 'NotFound'))) return { ok: false, unavailable: v.message }
+      return { ok: false, key: target, error: resolutionError(v.failures), resolution: true }
+    }
+    const message = `Invalid schema: ${toIgluUri(target)} - ${v.message}`
+    return { ok: false, key: target, error: { error: 'ValidationError', schemaIssues: [{ path: '$', message: v.message }] }, schemaMessage: message }
+  }
+  if (v.fn(data)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
+  const reports = instanceErrors(v.fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
+  const error: ClientError = superseded
+    ? { error: 'ValidationError', dataReports: reports, supersededBy: formatSchemaVer(target.version) }
+    : { error: 'ValidationError', dataReports: reports }
+  return { ok: false, key: target, error, reports }
+}

@@ -1,0 +1,209 @@
+/**
+ * JSON as enrich needs it: parsing with a nesting-depth guard, and compact
+ * re-serialisation that keeps every number exactly as written and object keys
+ * in document order (no float rounding, no reordering of integer-like keys),
+ * with strings re-escaped minimally (`"`, `\` and control characters) and
+ * non-ASCII characters written raw.
+ */
+
+/** A parsed document: the value (for validation) and its source text (for output). */
+export interface JsonDoc {
+  readonly value: unknown
+  readonly text: string
+}
+
+export type JsonParse = { ok: true; doc: JsonDoc } | { ok: false; error: string }
+
+/**
+ * The deepest nesting level a value of `text` sits at (top-level value = 0),
+ * counted up to `limit`. Strings are skipped; invalid JSON is counted as far as
+ * it goes (the parser reports it).
+ */
+export function jsonDepth(text: string, limit: number): number {
+  let open = 0
+  let max = 0
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      // skip a string
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i)
+        if (d === 92) i++
+        else if (d === 34) break
+      }
+    } else if (c === 91 || c === 123) {
+      // a container at level `open`; its children sit at open + 1
+      open++
+      if (open > max) {
+        // only counts when a child actually follows
+        let j = i + 1
+        while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 10 || text.charCodeAt(j) === 13 || text.charCodeAt(j) === 9)) j++
+        const next = text.charCodeAt(j)
+        if (!(next === 93 || next === 125)) max = open
+        if (max >= limit) return max
+      }
+    } else if (c === 93 || c === 125) {
+      if (open > 0) open--
+    }
+  }
+  return max
+}
+
+/** Parses `text`; rejects documents with a value at nesting level ≥ `maxDepth`. */
+export function parseJson(text: string, maxDepth = 50): JsonParse {
+  if (jsonDepth(text, maxDepth) >= maxDepth) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
+  try {
+    return { ok: true, doc: { value: JSON.parse(text), text } }
+  } catch (err) {
+    return { ok: false, error: `invalid json: ${(err as Error).message}` }
+  }
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9
+}
+
+/** End (exclusive) of the JSON string literal starting at `i` (a `"`). */
+function stringEnd(text: string, i: number): number {
+  const n = text.length
+  for (let j = i + 1; j < n; j++) {
+    const d = text.charCodeAt(j)
+    if (d === 92) j++
+    else if (d === 34) return j + 1
+  }
+  return n
+}
+
+/** Span [start, end) of the value starting at or after `i` (whitespace skipped). */
+export function valueSpan(text: string, i: number): [number, number] {
+  const n = text.length
+  while (i < n && isWs(text.charCodeAt(i))) i++
+  const start = i
+  const c = text.charCodeAt(i)
+  if (c === 34) return [start, stringEnd(text, i)]
+  if (c === 123 || c === 91) {
+    let depth = 0
+    for (; i < n; i++) {
+      const d = text.charCodeAt(i)
+      if (d === 34) i = stringEnd(text, i) - 1
+      else if (d === 123 || d === 91) depth++
+      else if (d === 125 || d === 93) {
+        depth--
+        if (depth === 0) return [start, i + 1]
+      }
+    }
+    return [start, n]
+  }
+  while (i < n) {
+    const d = text.charCodeAt(i)
+    if (d === 44 || d === 125 || d === 93 || isWs(d)) break
+    i++
+  }
+  return [start, i]
+}
+
+/** The spans of an object's members (keys decoded), in document order. Assumes valid JSON. */
+export function objectMembers(text: string, span: [number, number]): [string, [number, number]][] {
+  const out: [string, [number, number]][] = []
+  let i = span[0] + 1
+  const end = span[1] - 1
+  for (;;) {
+    while (i < end && (isWs(text.charCodeAt(i)) || text.charCodeAt(i) === 44)) i++
+    if (i >= end || text.charCodeAt(i) !== 34) return out
+    const kEnd = stringEnd(text, i)
+    const key = JSON.parse(text.slice(i, kEnd)) as string
+    i = kEnd
+    while (i < end && (isWs(text.charCodeAt(i)) || text.charCodeAt(i) === 58)) i++
+    const v = valueSpan(text, i)
+    out.push([key, v])
+    i = v[1]
+  }
+}
+
+/** The spans of an array's elements. Assumes valid JSON. */
+export function arrayElements(text: string, span: [number, number]): [number, number][] {
+  const out: [number, number][] = []
+  let i = span[0] + 1
+  const end = span[1] - 1
+  for (;;) {
+    while (i < end && (isWs(text.charCodeAt(i)) || text.charCodeAt(i) === 44)) i++
+    if (i >= end) return out
+    const v = valueSpan(text, i)
+    out.push(v)
+    i = v[1]
+  }
+}
+
+/** The span of member `key` of the object at `span` (the last one when repeated), if any. */
+export function memberSpan(text: string, span: [number, number], key: string): [number, number] | undefined {
+  let found: [number, number] | undefined
+  for (const [k, v] of objectMembers(text, span)) if (k === key) found = v
+  return found
+}
+
+/**
+ * Compact text of the (valid) JSON in `text[start, end)`: whitespace outside
+ * strings removed, numbers as written, strings with escapes normalised.
+ * With repeated keys the text keeps each occurrence, as the source did.
+ */
+export function compactJson(text: string, start = 0, end = text.length): string {
+  let out = ''
+  let runStart = start
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      const e = stringEnd(text, i)
+      // a string without escapes is copied as is
+      let escaped = false
+      for (let j = i + 1; j < e - 1; j++) if (text.charCodeAt(j) === 92) { escaped = true; break }
+      if (escaped) {
+        out += text.slice(runStart, i) + quote(JSON.parse(text.slice(i, e)) as string)
+        runStart = e
+      }
+      i = e - 1
+    } else if (isWs(c)) {
+      out += text.slice(runStart, i)
+      runStart = i + 1
+    }
+  }
+  return out + text.slice(runStart, end)
+}
+
+/** A JSON string literal with only `"`, `\` and control characters escaped. */
+export function quote(s: string): string {
+  return JSON.stringify(s)
+}
+
+/**
+ * Serialises a plain JS value compactly (for JSON the enricher builds itself:
+ * bad rows, failure entities, redirect contexts). `Raw` values are inserted verbatim.
+ */
+export class Raw {
+  constructor(readonly json: string) {}
+  toJSON(): unknown {
+    return this
+  }
+}
+
+export function stringify(v: unknown): string {
+  if (v instanceof Raw) return v.json
+  if (v === null || v === undefined) return 'null'
+  if (typeof v === 'string') return quote(v)
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null'
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  if (Array.isArray(v)) {
+    let s = '['
+    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + stringify(v[i])
+    return s + ']'
+  }
+  let s = '{'
+  let first = true
+  for (const k in v as Record<string, unknown>) {
+    const x = (v as Record<string, unknown>)[k]
+    if (x === undefined) continue
+    s += (first ? '' : ',') + quote(k) + ':' + stringify(x)
+    first = false
+  }
+  return s + '}'
+}

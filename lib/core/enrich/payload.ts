@@ -1,0 +1,188 @@
+/**
+ * Stream record → collector payloads, as enrich's loader reads them: optional
+ * gzip framing (§1.5), Thrift decode, schema and path checks, query string,
+ * network user id and client IP. Problems are returned as data
+ * (collector_payload_format_violation messages).
+ */
+import { gunzipSync } from 'node:zlib'
+import { decodeCollectorPayload, type DecodedCollectorPayload } from '../thrift/collector-payload'
+import { parseIgluUri } from '../iglu/keys'
+import { isUuid } from './convert'
+import { parseQuery, type NameValue } from './querystring'
+
+/** A CPFormat message: a fallback text or a field problem. */
+export type CPFormatMessage =
+  | { readonly error: string }
+  | { readonly payloadField: string; readonly value: string | null; readonly expectation: string }
+
+/** A collector payload enrich can work with. */
+export interface LoadedPayload {
+  readonly vendor: string
+  readonly version: string
+  readonly querystring: readonly NameValue[]
+  readonly contentType: string | null
+  readonly body: string | null
+  readonly collector: string | null
+  readonly encoding: string
+  readonly hostname: string | null
+  /** Collector time, epoch ms. */
+  readonly timestamp: number
+  /** The client IP: from X-Forwarded-For / Forwarded headers, else the collector's. */
+  readonly ipAddress: string | null
+  readonly userAgent: string | null
+  readonly refererUri: string | null
+  readonly headers: readonly string[]
+  readonly networkUserId: string | null
+}
+
+export type LoadResult =
+  | { ok: true; payload: LoadedPayload }
+  | { ok: false; loader: string; messages: CPFormatMessage[] }
+
+const SCHEMA_CRITERION = 'iglu:com.snowplowanalytics.snowplow/CollectorPayload/thrift/1-0-*'
+const PATH_RE = /^\/?([^/]+)\/([^/]+)\/?$/
+
+/** Loads one Thrift CollectorPayload (an uncompressed record or one element of a compressed one). */
+export function loadThrift(bytes: Uint8Array): LoadResult {
+  const d = decodeCollectorPayload(bytes)
+  if (!d.ok) return { ok: false, loader: 'thrift', messages: [{ error: `error deserializing raw event: ${d.error}` }] }
+  return fromDecoded(d.payload)
+}
+
+export function fromDecoded(p: DecodedCollectorPayload): LoadResult {
+  const messages: CPFormatMessage[] = []
+  const key = p.schema === undefined ? undefined : parseIgluUri(p.schema)
+  if (
+    !key?.ok ||
+    key.value.vendor !== 'com.snowplowanalytics.snowplow' ||
+    key.value.name !== 'CollectorPayload' ||
+    key.value.format !== 'thrift' ||
+    key.value.version.model !== 1 ||
+    key.value.version.revision !== 0
+  ) {
+    return { ok: false, loader: 'thrift', messages: [{ error: `verifying record as ${SCHEMA_CRITERION} failed: found ${p.schema ?? 'null'}` }] }
+  }
+  const encoding = p.encoding ?? 'UTF-8'
+  let querystring: NameValue[] = []
+  if (p.querystring !== undefined && p.querystring !== null) {
+    const q = parseQuery(p.querystring, encoding)
+    if (q.ok) querystring = q.pairs
+    else messages.push({ payloadField: 'querystring', value: p.querystring, expectation: q.error })
+  }
+  let vendor = ''
+  let version = ''
+  if (p.path === undefined || p.path === null) {
+    messages.push({ payloadField: 'path', value: null, expectation: 'request does not contain a path' })
+  } else {
+    const m = PATH_RE.exec(p.path)
+    if (m) {
+      vendor = m[1]!
+      version = m[2]!
+    } else if (p.path.startsWith('/ice.png') || p.path === '/i' || p.path.startsWith('/i?')) {
+      vendor = 'com.snowplowanalytics.snowplow'
+      version = 'tp1'
+    } else {
+      messages.push({ payloadField: 'path', value: p.path, expectation: 'path does not match (/)vendor/version(/) nor is a legacy /i(ce.png) request' })
+    }
+  }
+  if (p.networkUserId !== undefined && p.networkUserId !== null && !isUuid(p.networkUserId)) {
+    messages.push({ payloadField: 'networkUserId', value: p.networkUserId, expectation: 'not valid UUID' })
+  }
+  if (messages.length > 0) return { ok: false, loader: 'thrift', messages }
+  const headers = p.headers ?? []
+  return {
+    ok: true,
+    payload: {
+      vendor,
+      version,
+      querystring,
+      contentType: p.contentType ?? null,
+      body: p.body ?? null,
+      collector: p.collector ?? null,
+      encoding,
+      hostname: p.hostname ?? null,
+      timestamp: p.timestamp ?? 0,
+      ipAddress: extractIpAddress(headers, p.ipAddress ?? null),
+      userAgent: p.userAgent ?? null,
+      refererUri: p.refererUri ?? null,
+      headers,
+      networkUserId: p.networkUserId ?? null,
+    },
+  }
+}
+
+const IP_RE = /^\s*"?\[?((?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9a-f]*:[0-9a-f:.]*[0-9a-f])/
+const XFF = 'x-forwarded-for:'
+const FWD = 'forwarded:'
+
+function ipAfter(header: string, prefix: string): string | undefined {
+  const m = IP_RE.exec(header.slice(prefix.length))
+  return m ? m[1] : undefined
+}
+
+/**
+ * The client IP: the first `X-Forwarded-For: <ip>` header wins; a
+ * `Forwarded: for=<ip>` is remembered, but forgotten when a later header does
+ * not match (as Snowplow does); else the collector's address.
+ */
+export function extractIpAddress(headers: readonly string[], fallback: string | null): string | null {
+  let forwarded: string | undefined
+  for (const h of headers) {
+    const lower = h.toLowerCase()
+    if (lower.startsWith(XFF)) {
+      const ip = ipAfter(lower, XFF)
+      if (ip) return ip
+      forwarded = undefined
+    } else if (lower.startsWith(FWD)) {
+      const rest = lower.slice(FWD.length).trimStart()
+      const ip = rest.startsWith('for=') ? ipAfter(rest, 'for=') : undefined
+      forwarded = ip
+    } else {
+      forwarded = undefined
+    }
+  }
+  return forwarded ?? fallback
+}
+
+/** gzip and zstd magic numbers (§1.5). */
+export function compression(bytes: Uint8Array): 'gzip' | 'zstd' | undefined {
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'gzip'
+  if (bytes.length >= 4 && bytes[0] === 0x28 && bytes[1] === 0xb5 && bytes[2] === 0x2f && bytes[3] === 0xfd) return 'zstd'
+  return undefined
+}
+
+export const DECOMPRESSOR = 'floe.enrich.Decompressor'
+
+export type Unpacked =
+  | { ok: true; payloads: Uint8Array[] }
+  | { ok: false; kind: 'format'; message: string }
+  | { ok: false; kind: 'size'; actual: number }
+
+/**
+ * A compressed record: decompressed (gzip; zstd is not available in this
+ * runtime and is reported as unsupported), header bytes `1, 1`, then
+ * `[i32 length][Thrift payload]` until the end.
+ */
+export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000): Unpacked {
+  if (kind === 'zstd') return { ok: false, kind: 'format', message: 'zstd compressed records are not supported by this deployment' }
+  let data: Buffer
+  try {
+    data = gunzipSync(bytes, { maxOutputLength: 512 * 1024 * 1024 })
+  } catch {
+    return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+  }
+  if (data.length < 2) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+  if (data[0] !== 1 || data[1] !== 1) return { ok: false, kind: 'format', message: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
+  const payloads: Uint8Array[] = []
+  let pos = 2
+  while (pos < data.length) {
+    if (pos + 4 > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    const len = data.readInt32BE(pos)
+    pos += 4
+    if (len < 0 || pos + len > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    if (len > maxBytesSinglePayload) return { ok: false, kind: 'size', actual: len }
+    payloads.push(data.subarray(pos, pos + len))
+    pos += len
+  }
+  return { ok: true, payloads }
+}

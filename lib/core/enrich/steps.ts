@@ -1,0 +1,185 @@
+/**
+ * The enrichment stage: an ordered list of steps. The always-on steps (the
+ * v_collector check, page and referrer URLs, derived timestamp, page query
+ * string and `_sp`, event vendor/name/format/version) are built in; configured
+ * enrichments plug in by their position in Snowplow's execution order
+ * (`order`, the step number of enrich.md §6.2) and may add derived contexts,
+ * set fields, report failures or drop the event.
+ */
+import type { RawEvent } from './adapters'
+import { parseTimestamp, formatTimestamp, toTimestamp, tsv, base64Text } from './convert'
+import type { Entity, EnrichedEvent } from './event'
+import { F } from './fields'
+import { checkQuery, splitQuery, type NameValue } from './querystring'
+import { parseUri, uriParts } from './uri'
+
+/** An enrichment failure (`enrichment_failures` message). */
+export interface EnrichmentFailure {
+  readonly enrichment: { readonly schemaKey: string | null; readonly identifier: string } | null
+  readonly message: { readonly error: string } | { readonly field: string; readonly value: string | null; readonly expectation: string }
+}
+
+export interface StepResult {
+  /** Derived contexts this step adds (prepended to those of earlier steps). */
+  readonly contexts?: readonly Entity[]
+  readonly failures?: readonly EnrichmentFailure[]
+  /** Discard the event silently. */
+  readonly drop?: boolean
+}
+
+/** What steps can read besides the event. */
+export interface StepInput {
+  readonly raw: RawEvent
+  /** The page URL's query parameters (set by the built-in step at 8.5). */
+  pageQuery: NameValue[] | null
+}
+
+export interface Enrichment {
+  /** Identifier used in failures, e.g. `event-fingerprint`. */
+  readonly id: string
+  /** Position in the execution order (enrich.md §6.2 step number). */
+  readonly order: number
+  run(ev: EnrichedEvent, input: StepInput): StepResult | Promise<StepResult>
+}
+
+const none: StepResult = {}
+const simple = (error: string): EnrichmentFailure => ({ enrichment: null, message: { error } })
+
+const EVENT_SCHEMAS: Record<string, [string, string]> = {
+  page_view: ['com.snowplowanalytics.snowplow', 'page_view'],
+  page_ping: ['com.snowplowanalytics.snowplow', 'page_ping'],
+  struct: ['com.google.analytics', 'event'],
+  transaction: ['com.snowplowanalytics.snowplow', 'transaction'],
+  transaction_item: ['com.snowplowanalytics.snowplow', 'transaction_item'],
+}
+
+export const EVENT_TYPE_EXPECTATION = (event: string | null) =>
+  `trying to extract the schema of the enriched event but event type [${event}] doesn't match\n          any of page_view, page_ping, struct, transaction, transaction_item and unstruct\n          `
+
+function setUri(ev: EnrichedEvent, start: number, u: ReturnType<typeof uriParts>): void {
+  for (let i = 0; i < 6; i++) ev.f[start + i] = u[i]!
+}
+
+/** The derived timestamp (exact milliseconds). */
+export function derivedTimestamp(created: string | null, sent: string | null, collector: string | null, trueTs: string | null): string | null {
+  if (trueTs !== null) return trueTs
+  if (created !== null && sent !== null && collector !== null) {
+    const c = parseTimestamp(created)
+    const s = parseTimestamp(sent)
+    if (c < s) return formatTimestamp(parseTimestamp(collector) - (s - c))
+  }
+  return collector
+}
+
+export const BUILT_IN_STEPS: readonly Enrichment[] = [
+  {
+    id: 'v_collector',
+    order: 1,
+    run: (ev) => (ev.f[F.v_collector] === null ? { failures: [{ enrichment: null, message: { field: 'v_collector', value: null, expectation: 'should be set' } }] } : none),
+  },
+  {
+    id: 'page-uri',
+    order: 2,
+    run(ev, input) {
+      const fromParam = ev.f[F.page_url] as string | null
+      const url = fromParam ?? (input.raw.payload.refererUri === null ? null : tsv(input.raw.payload.refererUri))
+      if (url === null) return none
+      const r = parseUri(url)
+      if (!r.ok) return { failures: [simple(r.error)] }
+      ev.f[F.page_url] = tsv(r.uri.text)
+      setUri(ev, F.page_urlscheme, uriParts(r.uri))
+      return none
+    },
+  },
+  {
+    id: 'derived-tstamp',
+    order: 3,
+    run(ev) {
+      try {
+        ev.f[F.derived_tstamp] = derivedTimestamp(ev.f[F.dvce_created_tstamp] as string | null, ev.f[F.dvce_sent_tstamp] as string | null, ev.f[F.collector_tstamp] as string | null, ev.f[F.true_tstamp] as string | null)
+        return none
+      } catch (err) {
+        return { failures: [simple(`Exception calculating derived timestamp: ${(err as Error).message}`)] }
+      }
+    },
+  },
+  {
+    id: 'referrer-uri',
+    order: 7.5,
+    run(ev) {
+      const refr = ev.f[F.page_referrer] as string | null
+      if (refr === null) return none
+      const r = parseUri(refr)
+      if (!r.ok) return { failures: [simple(r.error)] }
+      setUri(ev, F.refr_urlscheme, uriParts(r.uri))
+      return none
+    },
+  },
+  {
+    id: 'page-query',
+    order: 8.5,
+    run(ev, input) {
+      const q = ev.f[F.page_urlquery] as string | null
+      if (q === null) return none
+      const c = checkQuery(q)
+      if (!c.ok) {
+        return { failures: [{ enrichment: null, message: { field: 'uri', value: ev.f[F.page_url] as string, expectation: `Could not parse uri. Error: [${c.error}].` } }] }
+      }
+      input.pageQuery = splitQuery(c.query)
+      return none
+    },
+  },
+  {
+    id: 'cross-domain',
+    order: 10.5,
+    run(ev, input) {
+      let sp: string | null | undefined
+      for (const [k, v] of input.pageQuery ?? []) if (k === '_sp') sp = v
+      if (sp === undefined || sp === null || sp === '') return none
+      const parts = sp.split('.')
+      if (parts.length > 7) return none
+      ev.f[F.refr_domain_userid] = tsv(parts[0] ?? '')
+      const t = parts[1]
+      if (t !== undefined && t !== '') {
+        const c = toTimestamp(t)
+        if (!c.ok) return { failures: [{ enrichment: null, message: { field: 'sp_dtm', value: t, expectation: 'Not in the expected format: ms since epoch' } }] }
+        ev.f[F.refr_dvce_tstamp] = c.value
+      }
+      return none
+    },
+  },
+  {
+    id: 'event-schema',
+    order: 16.5,
+    run(ev) {
+      const event = ev.f[F.event] as string | null
+      if (event === 'unstruct') {
+        if (ev.unstruct !== null) {
+          const m = /^iglu:([^/]+)\/([^/]+)\/([^/]+)\/(.+)$/.exec(ev.unstruct.schema)
+          if (m) {
+            ev.f[F.event_vendor] = m[1]!
+            ev.f[F.event_name] = m[2]!
+            ev.f[F.event_format] = m[3]!
+            ev.f[F.event_version] = m[4]!
+          }
+        }
+        return none
+      }
+      const s = event === null ? undefined : EVENT_SCHEMAS[event]
+      if (!s) return { failures: [{ enrichment: null, message: { field: 'event', value: event, expectation: EVENT_TYPE_EXPECTATION(event) } }] }
+      ev.f[F.event_vendor] = s[0]
+      ev.f[F.event_name] = s[1]
+      ev.f[F.event_format] = 'jsonschema'
+      ev.f[F.event_version] = '1-0-0'
+      return none
+    },
+  },
+]
+
+/** Built-in steps and configured enrichments in execution order (built-ins first on a tie). */
+export function stepOrder(enrichments: readonly Enrichment[]): Enrichment[] {
+  const all = [...BUILT_IN_STEPS.map((s, i) => ({ s, i, b: 0 })), ...enrichments.map((s, i) => ({ s, i, b: 1 }))]
+  return all.sort((a, b) => a.s.order - b.s.order || a.b - b.b || a.i - b.i).map((x) => x.s)
+}
+
+export { base64Text }

@@ -1,0 +1,126 @@
+/**
+ * Page and referrer URLs: parsed like a strict URI after spaces become `%20`;
+ * when that fails, characters a strict parser refuses are percent-encoded
+ * (the lenient fallback) and parsing is tried again.
+ */
+import { tsv } from './convert'
+
+export interface ParsedUri {
+  /** The URI's string form (what `page_url` becomes). */
+  readonly text: string
+  readonly scheme: string | null
+  readonly host: string | null
+  readonly port: number | null
+  readonly path: string | null
+  readonly query: string | null
+  readonly fragment: string | null
+}
+
+export type UriParse = { ok: true; uri: ParsedUri } | { ok: false; error: string }
+
+const URI_RE = /^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s
+const ALLOWED = new Uint8Array(128)
+for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/?#[]%") ALLOWED[c.charCodeAt(0)] = 1
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+
+/** Index of the first character a strict URI parser would refuse, or -1. */
+function firstIllegal(s: string): number {
+  let hashes = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 37) {
+      if (!(isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2)))) return i
+      i += 2
+      continue
+    }
+    if (c === 35 && ++hashes > 1) return i
+    if (c < 128) {
+      if (ALLOWED[c] !== 1) return i
+    } else if (c <= 0xa0 || c === 0x2028 || c === 0x2029) return i
+  }
+  return -1
+}
+
+/** Percent-encodes every character a strict parser refuses (the lenient fallback). */
+function encodeIllegal(s: string): string {
+  let out = ''
+  let hashes = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    const ch = s[i]!
+    if (c === 37 && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2))) {
+      out += s.slice(i, i + 3)
+      i += 2
+    } else if (c === 35 && ++hashes === 1) out += ch
+    else if (c < 128 && ALLOWED[c] === 1 && c !== 37 && c !== 35) out += ch
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      out += encodeURIComponent(s.slice(i, i + 2))
+      i++
+    } else {
+      try {
+        out += encodeURIComponent(ch)
+      } catch {
+        out += '%EF%BF%BD'
+      }
+    }
+  }
+  return out
+}
+
+function build(text: string): UriParse {
+  const m = URI_RE.exec(text)
+  if (!m) return { ok: false, error: `Illegal URI: ${text}` }
+  const scheme = m[1] ?? null
+  const authority = m[2]
+  let host: string | null = null
+  let port: number | null = null
+  if (authority !== undefined) {
+    const at = authority.lastIndexOf('@')
+    const hp = at >= 0 ? authority.slice(at + 1) : authority
+    let portText: string | undefined
+    if (hp.startsWith('[')) {
+      const close = hp.indexOf(']')
+      if (close < 0) return { ok: false, error: `Expected closing bracket for IPv6 address: ${text}` }
+      host = hp.slice(0, close + 1)
+      const rest = hp.slice(close + 1)
+      if (rest.startsWith(':')) portText = rest.slice(1)
+      else if (rest !== '') return { ok: false, error: `Illegal character in authority: ${text}` }
+    } else {
+      const colon = hp.lastIndexOf(':')
+      host = colon >= 0 ? hp.slice(0, colon) : hp
+      if (colon >= 0) portText = hp.slice(colon + 1)
+    }
+    if (portText !== undefined && portText !== '') {
+      if (!/^[0-9]{1,9}$/.test(portText)) return { ok: false, error: `Illegal character in port number: ${text}` }
+      port = Number(portText)
+    }
+    if (host === '') host = null
+  }
+  return {
+    ok: true,
+    uri: { text, scheme, host, port, path: m[3] ?? null, query: m[4] ?? null, fragment: m[5] ?? null },
+  }
+}
+
+/** Parses a URL as enrich does; the error names both attempts. */
+export function parseUri(raw: string): UriParse {
+  const spaced = raw.replace(/ /g, '%20')
+  const bad = firstIllegal(spaced)
+  if (bad < 0) {
+    const r = build(spaced)
+    if (r.ok) return r
+  }
+  const strictError = bad >= 0 ? `Illegal character at index ${bad}: ${spaced}` : `Illegal URI: ${spaced}`
+  const lenient = build(encodeIllegal(spaced))
+  if (lenient.ok) return lenient
+  return {
+    ok: false,
+    error: `Provided URI [${raw}] could not be parsed, neither by Java parsing (error: [${strictError}]) nor by Scala parsing (error: [${lenient.error}]).`,
+  }
+}
+
+/** The `*_url*` columns of a parsed URI: scheme, host, port (default 443 / 80), path, query, fragment. */
+export function uriParts(u: ParsedUri): [string | null, string | null, number, string | null, string | null, string | null] {
+  const port = u.port ?? (u.scheme === 'https' ? 443 : 80)
+  return [u.scheme === null ? null : tsv(u.scheme), u.host === null ? null : tsv(u.host), port, u.path === null ? null : tsv(u.path), u.query === null ? null : tsv(u.query), u.fragment === null ? null : tsv(u.fragment)]
+}
