@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest'
 import { findSchemaFiles } from '../../../lib/cli/registry'
 import { toIgluUri, toSchemaPath } from '../../../lib/core/iglu/keys'
 import { useLocalStack } from '../../support/stack'
+import { igluCentral, igluCentralAvailable } from '../../support/iglu-central'
 
 const SUPER = '3c9e1a44-7b2d-4f60-8e15-9a0b1c2d3e4f'
-const central = resolve(process.env.FLOE_IGLU_CENTRAL ?? '../shared/iglu-central')
+const central = igluCentral
 const schemasDir = resolve(central, 'schemas')
 const stack = useLocalStack({ triggers: false, environment: { FLOE_SUPER_API_KEY: SUPER } })
 
@@ -23,7 +24,7 @@ function floe(args: string[]): Promise<{ code: number | null; stdout: string; st
   })
 }
 
-describe.skipIf(!existsSync(schemasDir))('floe registry CLI against a local registry', () => {
+describe.skipIf(!igluCentralAvailable())('floe registry CLI against a local registry', () => {
   it('creates keys with keygen, accepting the stack URL or the /registry-server URL', async () => {
     for (const url of [stack.current.url, `${stack.current.url}/registry-server`]) {
       const res = await floe(['registry', 'keygen', 'com.acme', url, SUPER])

@@ -7,10 +7,11 @@ import { hasErrors, lint } from '../../../lib/core/iglu/lint'
 import { EmbeddedRepository, HttpRepository } from '../../../lib/core/iglu/repositories'
 import { Resolver } from '../../../lib/core/iglu/resolver'
 import { serveStatic } from './static-server'
+import { igluCentral, igluCentralAvailable } from '../../support/iglu-central'
 
 /** The local copy of Iglu Central (a directory holding `schemas/`). */
-const central = resolve(process.env.FLOE_IGLU_CENTRAL ?? '../shared/iglu-central')
-const available = existsSync(resolve(central, 'schemas'))
+const central = igluCentral
+const available = igluCentralAvailable()
 
 describe.skipIf(!available)('resolver against Iglu Central', () => {
   let files: { key: SchemaKey; file: string }[] = []
