@@ -350,6 +350,8 @@ export class Inclusion {
 
   private mismatch(A: Node[], b: Node, t: number, path: string, depth: number): R {
     const name = typeName(t)
+    const group = TYPE_GROUPS.find(([bit]) => bit === t)
+    if (group && this.disjointList([...A, group[1]], 0)) return C
     return this.search(A, b, candidates(this.ctx, A, 0, t, depth), U('type', path, `A allows ${name} values, B does not, and no ${name} instance of A was found`))
   }
 

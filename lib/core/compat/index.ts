@@ -62,6 +62,9 @@ export function checkCompatibility(a: unknown, b: unknown, options: CompatOption
     }
     if (err instanceof RefError) return undecidable([{ keyword: '$ref', path: '#', message: err.message }])
     if (err instanceof ShapeError) return undecidable([{ keyword: 'schema', path: '#', message: err.message }])
+    if (err instanceof RangeError) {
+      return undecidable([{ keyword: '$ref', path: '#', message: 'recursion too deep (a reference that never reaches a constraint)' }])
+    }
     throw err
   }
 }

@@ -40,7 +40,8 @@ export function flatten(ctx: Ctx, nodes: readonly Node[]): Node[] {
     }
   }
   for (const n of nodes) visit(n, 0)
-  return out
+  // Drop repeated members (same schema object) so that re-expanded recursions are recognised.
+  return out.filter((n, i) => out.findIndex((m) => m.s === n.s && !!m.skipRef === !!n.skipRef) === i)
 }
 
 export function typeMask(nodes: readonly Node[]): number {
