@@ -3,6 +3,8 @@ import { resolve, join } from 'node:path'
 import { isUuidV4 } from '../core/iglu/apikeys'
 import { JavaMissingError } from './emulators'
 import { startLocalStack } from './stack'
+import { makeClients } from '../aws/clients'
+import { seedTrackingDesign } from '../aws/tracking-design-seed'
 
 /** The data directory of the local stack: `FLOE_DATA_DIR`, or `.floe` in the working directory. */
 export function dataDir(): string {
@@ -88,6 +90,8 @@ export async function startFromCli(): Promise<number> {
   } catch (err) {
     log(`registry: ${(err as Error).message}`)
   }
+  // Tracking design: the organization and API key of FLOE_ORG_ID, FLOE_API_KEY_ID, FLOE_API_KEY, when set.
+  await seedTrackingDesign(makeClients(stack.endpoints).ddb, stack.names, process.env, log).catch((err) => log(`tracking design: ${(err as Error).message}`))
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
   writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
