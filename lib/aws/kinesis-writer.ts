@@ -19,6 +19,8 @@ export interface KinesisWriterOptions {
   readonly retry?: Partial<BackoffPolicy>
   /** For throttling (`ProvisionedThroughputExceededException`, `LimitExceededException`, …), which needs longer pauses. */
   readonly throttled?: Partial<BackoffPolicy>
+  /** Records per PutRecords call (1–500, default 500). */
+  readonly recordLimit?: number
   /** Injected for tests. */
   readonly sleep?: (ms: number) => Promise<void>
   readonly random?: () => number
@@ -81,13 +83,13 @@ function recordBytes(r: KinesisRecord): number {
 }
 
 /** Splits records into PutRecords calls of at most 500 records and 5 MiB. Order is kept. */
-export function chunkRecords<T extends KinesisRecord>(records: readonly T[]): T[][] {
+export function chunkRecords<T extends KinesisRecord>(records: readonly T[], recordLimit = MAX_RECORDS_PER_CALL): T[][] {
   const chunks: T[][] = []
   let current: T[] = []
   let bytes = 0
   for (const r of records) {
     const size = recordBytes(r)
-    if (current.length > 0 && (current.length >= MAX_RECORDS_PER_CALL || bytes + size > MAX_BYTES_PER_CALL)) {
+    if (current.length > 0 && (current.length >= recordLimit || bytes + size > MAX_BYTES_PER_CALL)) {
       chunks.push(current)
       current = []
       bytes = 0
@@ -125,6 +127,7 @@ export class KinesisWriter {
   private readonly throttled: BackoffPolicy
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
+  private readonly recordLimit: number
 
   constructor(
     private readonly client: KinesisClient,
@@ -134,6 +137,7 @@ export class KinesisWriter {
     this.throttled = { ...DEFAULT_THROTTLED, ...options.throttled }
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.random = options.random ?? Math.random
+    this.recordLimit = Math.max(1, Math.min(MAX_RECORDS_PER_CALL, options.recordLimit ?? MAX_RECORDS_PER_CALL))
   }
 
   private delay(policy: BackoffPolicy, attempt: number): number {
@@ -149,7 +153,20 @@ export class KinesisWriter {
         throw new KinesisWriteError(streamName, [{ record: r, errorCode: 'RecordTooLarge', errorMessage: `record of ${size} bytes exceeds the 1 MiB limit` }], 0, records.length)
       }
     }
-    for (const chunk of chunkRecords(records)) await this.writeChunk(streamName, chunk)
+    // Every chunk is attempted even when an earlier one failed, so the error lists exactly what was not written.
+    const failed: KinesisWriteError[] = []
+    for (const chunk of chunkRecords(records, this.recordLimit)) {
+      try {
+        await this.writeChunk(streamName, chunk)
+      } catch (err) {
+        if (!(err instanceof KinesisWriteError)) throw err
+        failed.push(err)
+      }
+    }
+    if (failed.length === 1 && failed[0]!.total === records.length) throw failed[0]
+    if (failed.length > 0) {
+      throw new KinesisWriteError(streamName, failed.flatMap((e) => e.failed), Math.max(...failed.map((e) => e.attempts)), records.length, { cause: failed[0]!.cause })
+    }
   }
 
   private async writeChunk(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
@@ -205,6 +222,86 @@ export class KinesisWriter {
         )
       }
       await this.sleep(this.delay(policy, n))
+    }
+  }
+}
+
+interface Pending {
+  readonly records: readonly KinesisRecord[]
+  readonly bytes: number
+  readonly resolve: () => void
+  readonly reject: (err: unknown) => void
+}
+
+/**
+ * Coalesces concurrent writes to the same stream into shared PutRecords calls
+ * (group commit): a write goes out at once when fewer than `maxInFlight` calls
+ * are pending for its stream; otherwise it joins the next call, which carries
+ * everything that queued meanwhile (up to the PutRecords limits). Each caller's
+ * promise settles when its own records are written, or rejects with the error
+ * if any of them were not. A lone writer (one Lambda invocation at a time)
+ * sees no added latency; many concurrent requests in one process share calls.
+ */
+export class CoalescingKinesisWriter {
+  private readonly queues = new Map<string, { items: Pending[]; inFlight: number }>()
+  private readonly maxInFlight: number
+
+  constructor(
+    private readonly writer: KinesisWriter,
+    options: { maxInFlight?: number } = {},
+  ) {
+    this.maxInFlight = options.maxInFlight ?? 4
+  }
+
+  write(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve()
+    let q = this.queues.get(streamName)
+    if (!q) {
+      q = { items: [], inFlight: 0 }
+      this.queues.set(streamName, q)
+    }
+    const bytes = records.reduce((n, r) => n + recordBytes(r), 0)
+    const done = new Promise<void>((resolve, reject) => q.items.push({ records, bytes, resolve, reject }))
+    this.pump(streamName, q)
+    return done
+  }
+
+  private pump(streamName: string, q: { items: Pending[]; inFlight: number }): void {
+    while (q.inFlight < this.maxInFlight && q.items.length > 0) {
+      const batch: Pending[] = [q.items.shift()!]
+      let count = batch[0]!.records.length
+      let bytes = batch[0]!.bytes
+      while (q.items.length > 0) {
+        const next = q.items[0]!
+        if (count + next.records.length > MAX_RECORDS_PER_CALL || bytes + next.bytes > MAX_BYTES_PER_CALL) break
+        batch.push(q.items.shift()!)
+        count += next.records.length
+        bytes += next.bytes
+      }
+      q.inFlight++
+      this.writer
+        .write(streamName, batch.flatMap((p) => p.records))
+        .then(
+          () => {
+            for (const p of batch) p.resolve()
+          },
+          (err: unknown) => {
+            if (!(err instanceof KinesisWriteError)) {
+              for (const p of batch) p.reject(err)
+              return
+            }
+            for (const p of batch) {
+              const mine = new Set(p.records)
+              const failed = err.failed.filter((f) => mine.has(f.record))
+              if (failed.length === 0) p.resolve()
+              else p.reject(new KinesisWriteError(streamName, failed, err.attempts, p.records.length, { cause: err.cause }))
+            }
+          },
+        )
+        .finally(() => {
+          q.inFlight--
+          this.pump(streamName, q)
+        })
     }
   }
 }

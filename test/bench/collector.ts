@@ -82,13 +82,13 @@ const HEADERS = {
   cookie: 'sp=c5f3a09f-75f8-4309-bec5-fea560f78455',
 }
 
-async function load(baseUrl: string, body: string, total: number): Promise<{ seconds: number; statuses: Map<number, number> }> {
+async function load(baseUrl: string, body: string, total: number, method = 'POST'): Promise<{ seconds: number; statuses: Map<number, number> }> {
   const url = new URL(PATH, baseUrl)
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   const statuses = new Map<number, number>()
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const req = request(url, { method: 'POST', agent, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = request(url, { method, agent, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } }, (res) => {
         res.resume()
         res.on('end', () => {
           statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1)
@@ -153,6 +153,9 @@ async function main() {
     const ok = coll.statuses.get(200) ?? 0
     if (ok !== REQUESTS) throw new Error(`collector answered ${JSON.stringify([...coll.statuses])}; expected ${REQUESTS} × 200`)
 
+    // Same gateway and handler, no stream write: an OPTIONS preflight with the same body and headers.
+    const noWrite = await load(stack.url, body, REQUESTS, 'OPTIONS')
+
     const kinesis = makeClients(stack.endpoints).kinesis
     const summary = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: stack.names.streams.raw }))
     const baseRps = REQUESTS / base.seconds
@@ -160,6 +163,7 @@ async function main() {
     console.log(`bare Node http server      ${fmt(baseRps).padStart(8)} req/s  (${base.seconds.toFixed(2)} s)`)
     console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
     console.log(`ratio collector / bare     ${(collRps / baseRps).toFixed(3)}  (${(baseRps / collRps).toFixed(1)}x slower)`)
+    console.log(`gateway + handler, no write ${fmt(REQUESTS / noWrite.seconds).padStart(7)} req/s  (OPTIONS through the same path: the Kinesis write's share is the rest)`)
     console.log(`collector core alone       ${fmt(coreOnly(body, 20_000)).padStart(8)} req/s  (request → response and Thrift records, no I/O)`)
   } finally {
     await stack.stop()

@@ -1,6 +1,6 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis'
 import { describe, expect, it } from 'vitest'
-import { chunkRecords, KinesisWriteError, KinesisWriter, MAX_BYTES_PER_CALL, type KinesisRecord } from '../../../lib/aws/kinesis-writer'
+import { chunkRecords, CoalescingKinesisWriter, KinesisWriteError, KinesisWriter, MAX_BYTES_PER_CALL, type KinesisRecord } from '../../../lib/aws/kinesis-writer'
 
 type Answer = (records: { PartitionKey: string; Data: Uint8Array }[]) => { FailedRecordCount: number; Records: { ErrorCode?: string; ErrorMessage?: string; SequenceNumber?: string }[] }
 
@@ -95,5 +95,74 @@ describe('Kinesis writer', () => {
     const { client, calls } = fakeClient([])
     await expect(writerWith(client).writer.write('s', [rec(0, 1024 * 1024 + 1)])).rejects.toThrow(/exceeds the 1 MiB limit/)
     expect(calls).toEqual([])
+  })
+})
+
+describe('coalescing writer', () => {
+  it('a lone write goes out at once; concurrent writes share calls; each promise settles with its own records', async () => {
+    const gates: (() => void)[] = []
+    const calls: string[][] = []
+    const client = {
+      async send(cmd: { input: { Records: { PartitionKey: string }[] } }) {
+        calls.push(cmd.input.Records.map((r) => r.PartitionKey))
+        await new Promise<void>((resolve) => gates.push(resolve))
+        return ok(cmd.input.Records as never)
+      },
+    } as unknown as KinesisClient
+    const { writer } = writerWith(client)
+    const c = new CoalescingKinesisWriter(writer, { maxInFlight: 1 })
+    const first = c.write('s', [rec(0)])
+    expect(calls).toEqual([['k0']])
+    const rest = [c.write('s', [rec(1)]), c.write('s', [rec(2), rec(3)]), c.write('s', [rec(4)])]
+    expect(calls).toHaveLength(1)
+    gates.shift()!()
+    await first
+    await Promise.resolve()
+    expect(calls).toEqual([['k0'], ['k1', 'k2', 'k3', 'k4']])
+    gates.shift()!()
+    await Promise.all(rest)
+  })
+
+  it('only the callers whose records failed are rejected, each with its own records', async () => {
+    let n = 0
+    const client = {
+      async send(cmd: { input: { Records: { PartitionKey: string; Data: Uint8Array }[] } }) {
+        n++
+        if (n === 1) {
+          await new Promise((resolve) => setImmediate(resolve))
+          return ok(cmd.input.Records)
+        }
+        return failing('InternalFailure', (i) => cmd.input.Records[i]!.PartitionKey === 'k2')(cmd.input.Records)
+      },
+    } as unknown as KinesisClient
+    const { writer } = writerWith(client)
+    const c = new CoalescingKinesisWriter(writer, { maxInFlight: 1 })
+    const first = c.write('s', [rec(0)])
+    const a = c.write('s', [rec(1)])
+    const b = c.write('s', [rec(2), rec(3)])
+    await first
+    await a
+    const err = (await b.catch((e: unknown) => e)) as KinesisWriteError
+    expect(err).toBeInstanceOf(KinesisWriteError)
+    expect(err.failed.map((f) => f.record.partitionKey)).toEqual(['k2'])
+    expect(err.total).toBe(2)
+  })
+
+  it('a writer error that is not about records rejects the whole call', async () => {
+    const client = { send: async () => { throw new TypeError('boom') } } as unknown as KinesisClient
+    const c = new CoalescingKinesisWriter(writerWith(client).writer)
+    await expect(c.write('s', [rec(0)])).rejects.toThrow()
+  })
+})
+
+describe('writer across chunks', () => {
+  it('attempts every chunk and reports exactly the records not written', async () => {
+    const missingOnce: (Answer | Error)[] = [awsError('ResourceNotFoundException', 400), ok]
+    const { client, calls } = fakeClient(missingOnce)
+    const err = (await writerWith(client).writer.write('s', Array.from({ length: 600 }, (_, i) => rec(i))).catch((e: unknown) => e)) as KinesisWriteError
+    expect(calls.map((c) => c.Records.length)).toEqual([500, 100])
+    expect(err.failed).toHaveLength(500)
+    expect(err.total).toBe(600)
+    expect(err.message).toMatch(/^Could not write 500 of 600 record/)
   })
 })
