@@ -8,6 +8,8 @@
  * environment variables named by `envVar` (see `lib/runtime/resources.ts`).
  */
 
+import { enrichDeployment } from '../core/enrich/deploy'
+
 export type AttributeType = 'S' | 'N' | 'B'
 export interface KeyDecl {
   readonly name: string
@@ -155,6 +157,18 @@ export const functions = {
     tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
     routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
   },
+  // Enrich: settings derived from its HOCON configuration (lib/core/enrich/README.md).
+  enrich: {
+    description: 'Enrich: raw collector payloads to enriched events (good), failed events (incomplete), bad rows (bad) and pii events (FLOE_ENRICH_CONFIG: HOCON configuration file).',
+    entry: 'functions/enrich/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+    streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
+    buckets: { assets: 'read' },
+    get environment(): Readonly<Record<string, string>> {
+      return enrichDeployment().environment
+    },
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions
@@ -205,6 +219,17 @@ export const streamTriggers = [
   { function: 'archive', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'pii', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  // Enrich: batch size and starting position come from its configuration (input.retrievalMode.maxRecords, input.initialPosition).
+  {
+    function: 'enrich',
+    stream: 'raw',
+    get batchSize(): number {
+      return enrichDeployment().batchSize
+    },
+    get startingPosition(): StartingPosition {
+      return enrichDeployment().startingPosition
+    },
+  },
 ] as const satisfies readonly StreamTriggerDecl[]
 
 /** The full settings of a mapping: the defaults, overridden by the mapping's own. */

@@ -1,0 +1,170 @@
+/**
+ * The shell of enrich on Kinesis: builds the enricher and the stream writers
+ * from the configuration, enriches a batch of raw records and writes every
+ * output with PutRecords. A record is acknowledged only once all of its outputs
+ * are written; the others are reported as failed so the batch is retried from
+ * them (at least once).
+ */
+import { randomUUID } from 'node:crypto'
+import { KinesisClient } from '@aws-sdk/client-kinesis'
+import type { EnrichConfig, KinesisOutput, Outputs } from '../core/enrich/config'
+import { Enricher, type Output, type RecordOutcome } from '../core/enrich/enrich'
+import { F } from '../core/enrich/fields'
+import { emfLine, Metrics, MetricsReporter } from '../core/enrich/metrics'
+import { countOutcome, enrichBatch, invalidLogLines } from '../core/enrich/runner'
+import { ENRICH_PROCESSOR } from '../core/enrich/version'
+import { defaultResolver } from '../core/iglu/resolver-config'
+import type { Resolver } from '../core/iglu/resolver'
+import { envVar, streams, type StreamKey } from '../infra/resources'
+import { clients } from './clients'
+import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
+
+type OutputKind = Output['kind']
+
+/** A stream named after a declared stream key means this deployment's stream; any other name is physical. */
+export function physicalStreamName(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (Object.prototype.hasOwnProperty.call(streams, name)) {
+    const v = env[envVar('stream', name as StreamKey)]
+    if (v) return v
+  }
+  return name
+}
+
+interface Sink {
+  readonly streamName: string
+  readonly writer: KinesisWriter
+  readonly partitionKey?: number
+}
+
+export interface EnrichKinesisRuntime {
+  readonly config: Extract<EnrichConfig, { variant: 'kinesis' }>
+  readonly enricher: Enricher
+  readonly sinks: Partial<Record<OutputKind, Sink>>
+  readonly metrics: Metrics
+  readonly reporter: MetricsReporter
+  readonly log: (line: string) => void
+  readonly debug: boolean
+}
+
+export interface RuntimeOptions {
+  readonly resolver?: Resolver
+  readonly kinesis?: KinesisClient
+  readonly log?: (line: string) => void
+  readonly env?: NodeJS.ProcessEnv
+}
+
+function kinesisFor(o: KinesisOutput, shared: KinesisClient): KinesisClient {
+  if (!o.customEndpoint && !o.region) return shared
+  return new KinesisClient({ region: o.region, endpoint: o.customEndpoint })
+}
+
+export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): EnrichKinesisRuntime {
+  if (config.variant !== 'kinesis') throw new Error('the Kinesis runtime needs a configuration of the shard-stream (Kinesis) variant')
+  const env = opts.env ?? process.env
+  const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const shared = opts.kinesis ?? clients().kinesis
+  const sinks: Partial<Record<OutputKind, Sink>> = {}
+  const outputs = config.output as Outputs<KinesisOutput>
+  for (const kind of ['good', 'incomplete', 'bad', 'pii'] as const) {
+    const o = outputs[kind]
+    if (!o) continue
+    sinks[kind] = {
+      streamName: physicalStreamName(o.streamName, env),
+      partitionKey: o.partitionKey === undefined ? undefined : F[o.partitionKey],
+      writer: new KinesisWriter(kinesisFor(o, shared), {
+        recordLimit: o.recordLimit,
+        retry: { baseDelayMs: o.backoffPolicy.minBackoffMs, maxDelayMs: o.backoffPolicy.maxBackoffMs, maxAttempts: o.backoffPolicy.maxRetries + 1 },
+        // throttling is retried for as long as the invocation lasts
+        throttled: { baseDelayMs: o.throttledBackoffPolicy.minBackoffMs, maxDelayMs: o.throttledBackoffPolicy.maxBackoffMs, maxAttempts: Number.POSITIVE_INFINITY },
+      }),
+    }
+  }
+  const enricher = new Enricher({
+    resolver: opts.resolver ?? defaultResolver({ env }),
+    processor: ENRICH_PROCESSOR,
+    atomicFieldsLimits: config.validation.atomicFieldsLimits,
+    acceptInvalid: config.featureFlags.acceptInvalid,
+    emitFailed: sinks.incomplete !== undefined,
+    emitPii: sinks.pii !== undefined,
+    maxJsonDepth: config.maxJsonDepth,
+  })
+  const metrics = new Metrics()
+  const stdout = config.monitoring.metrics.stdout
+  const statsd = config.monitoring.metrics.statsd
+  const reporter = new MetricsReporter({
+    metrics,
+    stdout: stdout && { ...stdout, write: log },
+    statsd,
+  })
+  const debug = /^debug$/i.test(env.FLOE_LOG_LEVEL ?? '')
+  return { config, enricher, sinks, metrics, reporter, log, debug }
+}
+
+export interface InputRecord {
+  /** The identifier reported back on failure (the Kinesis sequence number). */
+  readonly id: string
+  readonly data: Uint8Array
+}
+
+export interface BatchResult {
+  /** Ids of the records to retry. */
+  readonly failed: string[]
+  readonly outcomes: RecordOutcome[]
+}
+
+function partitionKeyOf(out: Output, sink: Sink): string {
+  if (sink.partitionKey !== undefined && 'event' in out) {
+    const v = out.event.f[sink.partitionKey]
+    if (v !== null && v !== undefined && v !== '') return String(v)
+  }
+  return randomUUID()
+}
+
+/** Enriches a batch and writes its outputs; answers which records must be retried. */
+export async function processBatch(rt: EnrichKinesisRuntime, records: readonly InputRecord[], now = Date.now()): Promise<BatchResult> {
+  const outcomes = await enrichBatch(rt.enricher, records.map((r) => r.data), { concurrency: rt.config.concurrency.enrich, now })
+  const failed = new Set<string>()
+  const byStream = new Map<Sink, { record: KinesisRecord; owner: number }[]>()
+  outcomes.forEach((o, i) => {
+    if (o.unavailable !== undefined) {
+      rt.log(JSON.stringify({ level: 'WARN', message: `Record ${records[i]!.id} will be retried: the schema registry could not be reached (${o.unavailable})` }))
+      failed.add(records[i]!.id)
+      return
+    }
+    for (const out of o.outputs) {
+      const sink = rt.sinks[out.kind]
+      if (!sink) continue
+      const text = out.kind === 'bad' ? out.json : out.tsv
+      const list = byStream.get(sink) ?? []
+      list.push({ record: { partitionKey: partitionKeyOf(out, sink), data: Buffer.from(text, 'utf8') }, owner: i })
+      byStream.set(sink, list)
+    }
+  })
+  await Promise.all(
+    [...byStream].map(async ([sink, items]) => {
+      try {
+        await sink.writer.write(sink.streamName, items.map((x) => x.record))
+      } catch (err) {
+        const lost = err instanceof KinesisWriteError ? new Set(err.failed.map((f) => f.record)) : undefined
+        for (const x of items) if (!lost || lost.has(x.record)) failed.add(records[x.owner]!.id)
+        rt.log(JSON.stringify({ level: 'ERROR', message: `Writing to ${sink.streamName} failed: ${(err as Error).message}` }))
+      }
+    }),
+  )
+  let oldest: number | null = null
+  outcomes.forEach((o, i) => {
+    if (failed.has(records[i]!.id)) return
+    countOutcome(rt.metrics, o)
+    if (rt.debug) for (const l of invalidLogLines(o)) rt.log(l)
+    if (o.collectorTimestamp !== null && (oldest === null || o.collectorTimestamp < oldest)) oldest = o.collectorTimestamp
+  })
+  rt.metrics.latencyOf(oldest, Date.now())
+  return { failed: records.filter((r) => failed.has(r.id)).map((r) => r.id), outcomes }
+}
+
+/** One embedded-metric-format line with the counts since the last call (CloudWatch reads it from the logs). */
+export function emitEmf(rt: EnrichKinesisRuntime, functionName: string): void {
+  if (!rt.config.monitoring.metrics.cloudwatch) return
+  const prefix = rt.config.monitoring.metrics.stdout?.prefix ?? 'floe.enrich'
+  rt.log(emfLine(rt.metrics.take(), prefix, { function: functionName }, Date.now()))
+}

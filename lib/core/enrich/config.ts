@@ -1,0 +1,393 @@
+/**
+ * Enrich's configuration file (HOCON): every common parameter, the
+ * shard-stream (Kinesis) and file-based inputs and outputs, with their
+ * defaults. Other variants' parameters are recognised and refused. Unknown
+ * keys and wrong types are errors naming the key.
+ */
+import { DEFAULT_FIELD_LIMITS, isFieldName } from './fields'
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
+
+export interface Backoff {
+  readonly minBackoffMs: number
+  readonly maxBackoffMs: number
+  readonly maxRetries: number
+}
+
+export const PARTITION_KEYS = ['event_id', 'event_fingerprint', 'domain_userid', 'network_userid', 'user_ipaddress', 'domain_sessionid', 'user_fingerprint'] as const
+export type PartitionKey = (typeof PARTITION_KEYS)[number]
+
+export interface KinesisInput {
+  readonly type: 'Kinesis'
+  readonly appName: string
+  readonly streamName: string
+  readonly region?: string
+  readonly initialPosition: { readonly type: 'LATEST' | 'TRIM_HORIZON' | 'AT_TIMESTAMP'; readonly timestamp?: string }
+  readonly retrievalMode: { readonly type: 'Polling' | 'FanOut'; readonly maxRecords: number }
+  readonly bufferSize: number
+  readonly customEndpoint?: string
+  readonly leaseTableCustomEndpoint?: string
+  readonly metricsCustomEndpoint?: string
+}
+
+export interface KinesisOutput {
+  readonly type: 'Kinesis'
+  readonly streamName: string
+  readonly region?: string
+  /** Unset: a random UUID per record. */
+  readonly partitionKey?: PartitionKey
+  readonly backoffPolicy: Backoff
+  readonly throttledBackoffPolicy: { readonly minBackoffMs: number; readonly maxBackoffMs: number }
+  readonly recordLimit: number
+  readonly customEndpoint?: string
+}
+
+export interface FileInput {
+  readonly type: 'FileSystem'
+  readonly dir: string
+}
+
+export interface FileOutput {
+  readonly type: 'FileSystem'
+  readonly file: string
+  readonly maxBytes?: number
+}
+
+export interface Outputs<T> {
+  readonly good: T
+  readonly incomplete?: T
+  readonly bad: T
+  readonly pii?: T
+}
+
+export interface CommonConfig {
+  readonly concurrency: { readonly enrich: number; readonly sink: number }
+  readonly assetsUpdatePeriodMs?: number
+  readonly monitoring: {
+    readonly sentry?: { readonly dsn: string }
+    readonly metrics: {
+      readonly statsd?: { readonly hostname: string; readonly port: number; readonly periodMs: number; readonly tags: Readonly<Record<string, string>>; readonly prefix: string }
+      readonly stdout?: { readonly periodMs: number; readonly prefix: string }
+      readonly cloudwatch: boolean
+    }
+  }
+  readonly telemetry: { readonly disable: boolean; readonly userProvidedId?: string }
+  readonly featureFlags: { readonly acceptInvalid: boolean; readonly legacyEnrichmentOrder: boolean }
+  readonly validation: { readonly atomicFieldsLimits: Readonly<Record<string, number>> }
+  readonly maxJsonDepth: number
+}
+
+export type EnrichConfig =
+  | (CommonConfig & { readonly variant: 'kinesis'; readonly input: KinesisInput; readonly output: Outputs<KinesisOutput> })
+  | (CommonConfig & { readonly variant: 'file'; readonly input: FileInput; readonly output: Outputs<FileOutput> })
+
+export type ConfigResult = { ok: true; config: EnrichConfig } | { ok: false; errors: string[] }
+
+export const LICENSE_MESSAGE =
+  'Please accept the terms of the Snowplow Limited Use License Agreement to proceed: set license.accept = true in the configuration, or the environment variable ACCEPT_LIMITED_USE_LICENSE=yes.'
+
+export const DEFAULT_METRICS_PREFIX = 'floe.enrich'
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6, nano: 1e-6, nanos: 1e-6, nanosecond: 1e-6, nanoseconds: 1e-6,
+  us: 1e-3, micro: 1e-3, micros: 1e-3, microsecond: 1e-3, microseconds: 1e-3,
+  ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
+  s: 1000, second: 1000, seconds: 1000,
+  m: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+}
+
+/** A HOCON duration (`10 seconds`, `100 ms`, `7 days`; a bare number is milliseconds) in ms. */
+export function parseDuration(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v
+  if (typeof v !== 'string') return undefined
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(v)
+  if (!m) return undefined
+  const unit = m[2] === '' ? 'ms' : m[2]!
+  const f = DURATION_UNITS[unit]
+  return f === undefined ? undefined : Number(m[1]) * f
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** Variant parameters this deployment recognises but does not run. */
+const OTHER_VARIANTS: { readonly name: string; readonly inputKeys: readonly string[]; readonly outputKeys: readonly string[] }[] = [
+  { name: 'subscription-topic', inputKeys: ['subscription', 'parallelPullCount', 'maxQueueSize', 'maxRequestBytes', 'maxAckExtensionPeriod'], outputKeys: ['topic', 'attributes', 'delayThreshold', 'maxBatchSize', 'maxBatchBytes'] },
+  { name: 'partitioned-log', inputKeys: ['topicName', 'bootstrapServers', 'consumerConf'], outputKeys: ['topicName', 'bootstrapServers', 'producerConf', 'headers'] },
+  { name: 'lookup-queue', inputKeys: ['lookupHost', 'lookupPort', 'channel'], outputKeys: ['nsqdHost', 'nsqdPort'] },
+]
+const unsupported = (variant: string, key: string) =>
+  `${key}: a parameter of the ${variant} variant, which is not supported by this deployment (it runs the shard-stream variant on Kinesis, and the file-based variant)`
+
+/** Reads values at paths, collecting errors; `done` reports keys nobody read. */
+class Reader {
+  readonly errors: string[] = []
+  private readonly seen = new Set<string>()
+  constructor(private readonly root: Record<string, unknown>) {}
+
+  private at(path: string): unknown {
+    let cur: unknown = this.root
+    for (const part of path.split('.')) {
+      if (!isObj(cur)) return undefined
+      cur = cur[part]
+    }
+    return cur
+  }
+  private mark(path: string): void {
+    const parts = path.split('.')
+    for (let i = 1; i <= parts.length; i++) this.seen.add(parts.slice(0, i).join('.'))
+  }
+  has(path: string): boolean {
+    return this.at(path) !== undefined
+  }
+  /** Marks a whole subtree as read (for maps read separately). */
+  take(path: string): unknown {
+    const v = this.at(path)
+    if (v !== undefined) {
+      this.mark(path)
+      const walk = (p: string, x: unknown) => {
+        this.seen.add(p)
+        if (isObj(x)) for (const [k, y] of Object.entries(x)) walk(`${p}.${k}`, y)
+      }
+      walk(path, v)
+    }
+    return v
+  }
+  string(path: string, required = false): string | undefined {
+    const v = this.at(path)
+    if (v === undefined || v === null) {
+      if (required) this.errors.push(`${path}: required`)
+      return undefined
+    }
+    this.mark(path)
+    if (typeof v !== 'string') {
+      this.errors.push(`${path}: must be a string, got ${JSON.stringify(v)}`)
+      return undefined
+    }
+    return v
+  }
+  int(path: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const v = this.at(path)
+    if (v === undefined || v === null) return def
+    this.mark(path)
+    const n = typeof v === 'string' && /^-?[0-9]+$/.test(v.trim()) ? Number(v) : v
+    if (typeof n !== 'number' || !Number.isInteger(n)) {
+      this.errors.push(`${path}: must be a whole number, got ${JSON.stringify(v)}`)
+      return def
+    }
+    if (n < min || n > max) {
+      this.errors.push(`${path}: must be between ${min} and ${max}, got ${n}`)
+      return def
+    }
+    return n
+  }
+  optInt(path: string, min = 0): number | undefined {
+    return this.has(path) ? this.int(path, 0, min) : undefined
+  }
+  bool(path: string, def: boolean): boolean {
+    const v = this.at(path)
+    if (v === undefined || v === null) return def
+    this.mark(path)
+    if (typeof v === 'boolean') return v
+    if (typeof v === 'string' && /^(true|false|yes|no|on|off)$/i.test(v)) return /^(true|yes|on)$/i.test(v)
+    this.errors.push(`${path}: must be true or false, got ${JSON.stringify(v)}`)
+    return def
+  }
+  duration(path: string, def?: number): number | undefined {
+    const v = this.at(path)
+    if (v === undefined || v === null) return def
+    this.mark(path)
+    const d = parseDuration(v)
+    if (d === undefined) this.errors.push(`${path}: must be a duration such as "10 seconds", got ${JSON.stringify(v)}`)
+    return d ?? def
+  }
+  oneOf<T extends string>(path: string, values: readonly T[], def: T): T {
+    const v = this.at(path)
+    if (v === undefined || v === null) return def
+    this.mark(path)
+    if (typeof v !== 'string' || !values.includes(v as T)) {
+      this.errors.push(`${path}: must be one of ${values.join(', ')}, got ${JSON.stringify(v)}`)
+      return def
+    }
+    return v as T
+  }
+  object(path: string): void {
+    const v = this.at(path)
+    if (v !== undefined && !isObj(v)) this.errors.push(`${path}: must be an object, got ${JSON.stringify(v)}`)
+  }
+  /** Every key present but never read. */
+  unknown(): string[] {
+    const out: string[] = []
+    const walk = (p: string, x: unknown) => {
+      if (!this.seen.has(p)) {
+        out.push(p)
+        return
+      }
+      if (isObj(x)) for (const [k, y] of Object.entries(x)) walk(`${p}.${k}`, y)
+    }
+    for (const [k, v] of Object.entries(this.root)) walk(k, v)
+    return out
+  }
+}
+
+export interface ValidateOptions {
+  /** Environment (licence variable). */
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** Validates a parsed configuration document. */
+export function validateConfig(doc: unknown, opts: ValidateOptions = {}): ConfigResult {
+  if (!isObj(doc)) return { ok: false, errors: ['the configuration must be an object'] }
+  const r = new Reader(doc)
+  const env = opts.env ?? process.env
+
+  // Licence.
+  const licenseValue = r.has('license.accept') ? r.take('license.accept') : undefined
+  r.take('license')
+  const accepted = (v: unknown) => v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()))
+  if (!accepted(licenseValue) && !accepted(env.ACCEPT_LIMITED_USE_LICENSE)) return { ok: false, errors: [LICENSE_MESSAGE] }
+  if (licenseValue !== undefined && typeof licenseValue !== 'boolean' && typeof licenseValue !== 'string') r.errors.push(`license.accept: must be true or false`)
+
+  // Variant parameters this deployment does not run.
+  for (const v of OTHER_VARIANTS) {
+    for (const k of v.inputKeys) if (r.has(`input.${k}`)) r.errors.push(unsupported(v.name, `input.${k}`))
+    for (const o of ['good', 'incomplete', 'bad', 'pii']) for (const k of v.outputKeys) if (r.has(`output.${o}.${k}`)) r.errors.push(unsupported(v.name, `output.${o}.${k}`))
+    if (v.name === 'lookup-queue' && r.has('input.topic')) r.errors.push(unsupported(v.name, 'input.topic'))
+  }
+  if (r.has('blobStorage')) r.errors.push(unsupported('partitioned-log', 'blobStorage'))
+  if (r.errors.length > 0) return { ok: false, errors: r.errors }
+
+  // Common parameters.
+  r.object('concurrency')
+  const concurrency = { enrich: r.int('concurrency.enrich', 256, 1), sink: r.int('concurrency.sink', 1, 1) }
+  const assetsUpdatePeriodMs = r.duration('assetsUpdatePeriod')
+  const dsn = r.string('monitoring.sentry.dsn')
+  let statsd: CommonConfig['monitoring']['metrics']['statsd']
+  if (r.has('monitoring.metrics.statsd')) {
+    const tags = r.take('monitoring.metrics.statsd.tags')
+    if (tags !== undefined && (!isObj(tags) || !Object.values(tags).every((t) => typeof t === 'string' || typeof t === 'number' || typeof t === 'boolean'))) {
+      r.errors.push('monitoring.metrics.statsd.tags: must be an object of strings')
+    }
+    statsd = {
+      hostname: r.string('monitoring.metrics.statsd.hostname', true) ?? '',
+      port: r.int('monitoring.metrics.statsd.port', 8125, 1, 65535),
+      periodMs: r.duration('monitoring.metrics.statsd.period', 10_000)!,
+      tags: isObj(tags) ? Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)])) : {},
+      prefix: stripDot(r.string('monitoring.metrics.statsd.prefix') ?? DEFAULT_METRICS_PREFIX),
+    }
+    if (!r.has('monitoring.metrics.statsd.port')) r.errors.push('monitoring.metrics.statsd.port: required')
+  }
+  let stdout: CommonConfig['monitoring']['metrics']['stdout']
+  if (r.has('monitoring.metrics.stdout')) {
+    const periodMs = r.duration('monitoring.metrics.stdout.period')
+    r.take('monitoring.metrics.stdout')
+    const prefix = stripDot(r.string('monitoring.metrics.stdout.prefix') ?? DEFAULT_METRICS_PREFIX)
+    if (periodMs !== undefined) stdout = { periodMs, prefix }
+  }
+  const cloudwatch = r.bool('monitoring.metrics.cloudwatch', true)
+  const telemetry = { disable: r.bool('telemetry.disable', false), userProvidedId: r.string('telemetry.userProvidedId') }
+  const featureFlags = { acceptInvalid: r.bool('featureFlags.acceptInvalid', false), legacyEnrichmentOrder: r.bool('featureFlags.legacyEnrichmentOrder', false) }
+  const limitsDoc = r.take('validation.atomicFieldsLimits')
+  const atomicFieldsLimits: Record<string, number> = {}
+  if (limitsDoc !== undefined) {
+    if (!isObj(limitsDoc)) r.errors.push('validation.atomicFieldsLimits: must be an object of field name → maximum length')
+    else {
+      const unsupportedFields = Object.keys(limitsDoc).filter((k) => !isFieldName(k) || DEFAULT_FIELD_LIMITS[k] === undefined)
+      if (unsupportedFields.length > 0) {
+        r.errors.push(`validation.atomicFieldsLimits: configured atomic fields [${unsupportedFields.join(', ')}] are not supported. Supported fields: [${Object.keys(DEFAULT_FIELD_LIMITS).join(', ')}]`)
+      }
+      for (const [k, v] of Object.entries(limitsDoc)) {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) r.errors.push(`validation.atomicFieldsLimits.${k}: must be a whole number ≥ 0, got ${JSON.stringify(v)}`)
+        else atomicFieldsLimits[k] = v
+      }
+    }
+  }
+  const maxJsonDepth = r.int('maxJsonDepth', 50, 1, 10_000)
+  const common: CommonConfig = {
+    concurrency,
+    assetsUpdatePeriodMs,
+    monitoring: { sentry: dsn !== undefined ? { dsn } : undefined, metrics: { statsd, stdout, cloudwatch } },
+    telemetry,
+    featureFlags,
+    validation: { atomicFieldsLimits },
+    maxJsonDepth,
+  }
+
+  // Input and outputs.
+  r.object('input')
+  r.object('output')
+  const inputType = r.has('input.type') ? r.oneOf('input.type', ['Kinesis', 'FileSystem'] as const, 'Kinesis') : r.has('input.dir') ? 'FileSystem' : 'Kinesis'
+  let result: EnrichConfig | undefined
+  if (inputType === 'FileSystem') {
+    const input: FileInput = { type: 'FileSystem', dir: r.string('input.dir', true) ?? '' }
+    const out = (name: string, required: boolean): FileOutput | undefined => {
+      if (!r.has(`output.${name}`)) {
+        if (required) r.errors.push(`output.${name}: required`)
+        return undefined
+      }
+      r.oneOf(`output.${name}.type`, ['FileSystem'] as const, 'FileSystem')
+      if (!r.has(`output.${name}.type`)) r.errors.push(`output.${name}.type: required (FileSystem)`)
+      return { type: 'FileSystem', file: r.string(`output.${name}.file`, true) ?? '', maxBytes: r.optInt(`output.${name}.maxBytes`, 1) }
+    }
+    if (!r.has('input.type')) r.errors.push('input.type: required (FileSystem)')
+    const output = { good: out('good', true)!, incomplete: out('incomplete', false), bad: out('bad', true)!, pii: out('pii', false) }
+    result = { ...common, variant: 'file', input, output }
+  } else {
+    const ip = r.oneOf('input.initialPosition.type', ['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'] as const, 'TRIM_HORIZON')
+    const ts = r.string('input.initialPosition.timestamp', ip === 'AT_TIMESTAMP')
+    if (ts !== undefined && Number.isNaN(Date.parse(ts))) r.errors.push(`input.initialPosition.timestamp: must be an ISO 8601 timestamp, got ${JSON.stringify(ts)}`)
+    const input: KinesisInput = {
+      type: 'Kinesis',
+      appName: r.string('input.appName') ?? 'floe-enrich-kinesis',
+      streamName: r.string('input.streamName', true) ?? '',
+      region: r.string('input.region'),
+      initialPosition: { type: ip, timestamp: ts },
+      retrievalMode: { type: r.oneOf('input.retrievalMode.type', ['Polling', 'FanOut'] as const, 'Polling'), maxRecords: r.int('input.retrievalMode.maxRecords', 10_000, 1, 10_000) },
+      bufferSize: r.int('input.bufferSize', 3, 1),
+      customEndpoint: r.string('input.customEndpoint'),
+      leaseTableCustomEndpoint: r.string('input.leaseTableCustomEndpoint'),
+      metricsCustomEndpoint: r.string('input.metricsCustomEndpoint'),
+    }
+    const defaults = (name: string): Omit<KinesisOutput, 'streamName'> => {
+      // the good output's settings are the defaults of the others
+      const base = name === 'good' ? undefined : good
+      const pk = r.has(`output.${name}.partitionKey`) ? r.oneOf(`output.${name}.partitionKey`, PARTITION_KEYS, 'event_id') : base?.partitionKey
+      return {
+        type: 'Kinesis',
+        region: r.string(`output.${name}.region`) ?? base?.region,
+        partitionKey: name === 'pii' || name === 'good' ? pk : r.has(`output.${name}.partitionKey`) ? pk : undefined,
+        backoffPolicy: {
+          minBackoffMs: r.duration(`output.${name}.backoffPolicy.minBackoff`, base?.backoffPolicy.minBackoffMs ?? 100)!,
+          maxBackoffMs: r.duration(`output.${name}.backoffPolicy.maxBackoff`, base?.backoffPolicy.maxBackoffMs ?? 10_000)!,
+          maxRetries: r.int(`output.${name}.backoffPolicy.maxRetries`, base?.backoffPolicy.maxRetries ?? 10, 0),
+        },
+        throttledBackoffPolicy: {
+          minBackoffMs: r.duration(`output.${name}.throttledBackoffPolicy.minBackoff`, base?.throttledBackoffPolicy.minBackoffMs ?? 100)!,
+          maxBackoffMs: r.duration(`output.${name}.throttledBackoffPolicy.maxBackoff`, base?.throttledBackoffPolicy.maxBackoffMs ?? 1000)!,
+        },
+        recordLimit: r.int(`output.${name}.recordLimit`, base?.recordLimit ?? 500, 1, 500),
+        customEndpoint: r.string(`output.${name}.customEndpoint`) ?? base?.customEndpoint,
+      }
+    }
+    const out = (name: string, required: boolean): KinesisOutput | undefined => {
+      if (!r.has(`output.${name}`)) {
+        if (required) r.errors.push(`output.${name}.streamName: required`)
+        return undefined
+      }
+      if (r.has(`output.${name}.type`)) r.oneOf(`output.${name}.type`, ['Kinesis'] as const, 'Kinesis')
+      return { ...defaults(name), streamName: r.string(`output.${name}.streamName`, true) ?? '' }
+    }
+    if (r.has('input.type')) r.oneOf('input.type', ['Kinesis'] as const, 'Kinesis')
+    const good = out('good', true)
+    const output = { good: good!, incomplete: out('incomplete', true), bad: out('bad', true)!, pii: out('pii', false) }
+    result = { ...common, variant: 'kinesis', input, output }
+  }
+  for (const k of r.unknown()) r.errors.push(`${k}: unknown parameter`)
+  if (r.errors.length > 0) return { ok: false, errors: r.errors }
+  return { ok: true, config: result }
+}
+
+function stripDot(s: string): string {
+  return s.endsWith('.') ? s.slice(0, -1) : s
+}

@@ -1,0 +1,43 @@
+/**
+ * What the deployment derives from enrich's configuration file
+ * (`FLOE_ENRICH_CONFIG`, else the embedded default), synchronously, for the
+ * infrastructure declaration: the stream trigger's batch size and starting
+ * position, and the resolved document handed to the function.
+ */
+import { validateConfig } from './config'
+import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
+
+export interface EnrichDeployment {
+  /** Environment of the enrich function: the resolved configuration document. */
+  readonly environment: Readonly<Record<string, string>>
+  /** `input.retrievalMode.maxRecords` (Lambda takes at most 10,000). */
+  readonly batchSize: number
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST'
+}
+
+let cache: { key: string; value: EnrichDeployment } | undefined
+
+/** Reads the configuration once per file; throws with a message naming the problem. */
+export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDeployment {
+  const path = env[CONFIG_ENV] || undefined
+  const key = `${path ?? ''}\0${env.ACCEPT_LIMITED_USE_LICENSE ?? ''}`
+  if (cache?.key === key) return cache.value
+  const d = readConfigDocumentSync(path, env)
+  if (!d.ok) throw new Error(`Enrich configuration: ${d.errors.join('; ')}`)
+  // The licence is checked where enrich runs (the function), so that the rest
+  // of the stack deploys and starts without it.
+  const v = validateConfig(d.doc, { env: { ...env, ACCEPT_LIMITED_USE_LICENSE: 'yes' } })
+  const where = path ?? 'the embedded enrich configuration'
+  if (!v.ok) throw new Error(`${where} is invalid:\n  ${v.errors.join('\n  ')}`)
+  const c = v.config
+  if (c.variant !== 'kinesis') throw new Error(`${where}: the deployment runs the shard-stream (Kinesis) variant; input.type FileSystem is for 'floe enrich --config'`)
+  if (c.input.streamName !== 'raw') throw new Error(`${where}: input.streamName must be "raw" (the declared raw stream the enrich trigger reads), got "${c.input.streamName}"`)
+  if (c.input.initialPosition.type === 'AT_TIMESTAMP') throw new Error(`${where}: input.initialPosition.type AT_TIMESTAMP is not supported by this deployment's stream trigger (use TRIM_HORIZON or LATEST)`)
+  const value: EnrichDeployment = {
+    environment: { [CONFIG_JSON_ENV]: JSON.stringify(d.doc) },
+    batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
+    startingPosition: c.input.initialPosition.type,
+  }
+  cache = { key, value }
+  return value
+}
