@@ -1,4 +1,6 @@
-import thrift from 'thrift'
+import TBinaryProtocol from 'thrift/lib/nodejs/lib/thrift/binary_protocol.js'
+import TBufferedTransport from 'thrift/lib/nodejs/lib/thrift/buffered_transport.js'
+import Thrift from 'thrift/lib/nodejs/lib/thrift/thrift.js'
 import { FIELD_IDS, type CollectorPayload } from './types'
 
 /**
@@ -17,7 +19,6 @@ import { FIELD_IDS, type CollectorPayload } from './types'
  * The unit tests cross-check both readers on the same bytes.
  */
 
-const { TBinaryProtocol, TBufferedTransport, Thrift } = thrift
 const T = Thrift.Type
 
 /** Thrift type codes (TType). */
