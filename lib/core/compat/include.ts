@@ -165,8 +165,11 @@ export class Inclusion {
       const kw = Array.isArray(n.s.anyOf) ? 'anyOf' : 'oneOf'
       const rest = [...A.slice(0, split), ...A.slice(split + 1), without(n, kw)]
       const reasons: UndecidableReason[] = []
-      for (const br of n.s[kw] as unknown[]) {
-        const r = this.incl([...rest, child(n, br)], b, path, depth)
+      const branches = n.s[kw] as unknown[]
+      for (const br of branches) {
+        // A oneOf branch also excludes the other branches; keep that as `not` conjuncts (used by disjointness).
+        const others = kw === 'oneOf' ? branches.filter((x) => x !== br && isObject(x)).map((x) => negation(n, x as object)) : []
+        const r = this.incl([...rest, child(n, br), ...others], b, path, depth)
         if (r.k === 'I') {
           if (evalAll(ctx, A, r.w) === true && evaluate(ctx, b, r.w) === false) return r
           reasons.push({ keyword: kw, path, message: `a counterexample for one ${kw} branch of A is not an instance of A` })
@@ -236,7 +239,7 @@ export class Inclusion {
           reasons.push(...r.reasons)
           continue
         }
-        if (nodes.every((other, j) => j === i || this.disjoint(As, other, 0))) return true
+        if (nodes.every((other, j) => j === i || this.disjoint(As, other, 0, depth))) return true
         reasons.push({ keyword: 'oneOf', path, message: `A is inside oneOf branch ${i} of B but could not be shown disjoint from the others` })
       }
       return false
@@ -244,23 +247,38 @@ export class Inclusion {
     const gs = this.groups(A)
     if (gs.length > 1 ? gs.every((g) => cover(g)) : cover(A)) return C
     const fallback: R = { k: 'U', reasons: [{ keyword: 'oneOf', path, message: 'no oneOf branch of B provably covers A exclusively' }, ...reasons.slice(0, 5)] }
-    return this.search(A, b, [...found, ...candidates(this.ctx, A, 0, 127, depth), ...candidates(this.ctx, A, 1, 127, depth)], fallback)
+    const ctx = this.ctx
+    // Instances of A in two branches at once fail oneOf.
+    const twice = function* (): Generator<unknown> {
+      for (let i = 0; i < nodes.length; i++) for (let j = i + 1; j < nodes.length; j++) yield* candidates(ctx, [...A, nodes[i], nodes[j]], 0, 127, depth)
+    }
+    return this.search(A, b, [...found, ...candidates(ctx, A, 0, 127, depth), ...candidates(ctx, A, 1, 127, depth), ...twice()], fallback, 400)
   }
 
   private notPart(A: Node[], b: Node, path: string, depth: number): R {
     const n = child(b, b.s.not)
-    if (this.disjoint(A, n, 0)) return C
+    if (this.disjoint(A, n, 0, depth)) return C
     const both = [...A, n]
     return this.search(A, b, [...candidates(this.ctx, both, 0, 127, depth), ...candidates(this.ctx, both, 1, 127, depth)], U('not', path, 'A could not be shown disjoint from the schema under not'))
   }
 
   /** Proves that no instance satisfies both the conjunction A and x (false means "not proven"). */
-  disjoint(A0: readonly Node[], x0: Node, level: number): boolean {
+  disjoint(A0: readonly Node[], x0: Node, level: number, depth: number): boolean {
     const ctx = this.ctx
     ctx.budget.step()
     if (level > 8) return false
     const A = flatten(ctx, A0)
     const X = flatten(ctx, [x0])
+    // A conjunct `not: N` of one side with the other side inside N.
+    for (const [side, other] of [
+      [A, X],
+      [X, A],
+    ] as const) {
+      for (const n of side) {
+        if (!isObject(n.s.not)) continue
+        if (this.incl(other, child(n, n.s.not), '#', depth).k === 'C') return true
+      }
+    }
     const both = [...A, ...X]
     const en = both.find((n) => Array.isArray(n.s.enum))
     if (en) return (en.s.enum as unknown[]).every((v) => evalAll(ctx, both, v) === false)
@@ -518,6 +536,7 @@ export class Inclusion {
       }
     }
     if (aMin > aMax) return C
+    if (aMax === 0) return this.finite(A, b, [[]], path, 'maxItems')
     const bMin = typeof s.minItems === 'number' ? s.minItems : 0
     const bMax = typeof s.maxItems === 'number' ? s.maxItems : Infinity
     const parts: (() => R)[] = []
@@ -585,6 +604,8 @@ export class Inclusion {
     if (isObject(s.dependencies)) for (const k in s.dependencies) names.add(k)
     // Required keys that A forbids make A's objects empty.
     for (const k of reqA) if (keyEffAll(A, k).forbidden) return C
+    // maxProperties 0: the empty object is the only candidate.
+    if ((minNum(A, 'maxProperties') ?? Infinity) === 0) return this.finite(A, b, [{}], path, 'maxProperties')
     const compose = (plan: { set?: Map<string, unknown>; omit?: Set<string>; minKeys?: number }, fallback: R): R => {
       for (let variant = 0; variant < 2; variant++) {
         const o = genObject(ctx, A, { ...plan, variant }, depth)
@@ -754,6 +775,17 @@ export class Inclusion {
     }
     return this.andAll(parts)
   }
+}
+
+const negations = new WeakMap<object, Node>()
+/** The node `{not: x}` (stable identity per x). */
+function negation(parent: Node, x: object): Node {
+  let n = negations.get(x)
+  if (!n) {
+    n = { s: { not: x }, root: parent.root }
+    negations.set(x, n)
+  }
+  return n
 }
 
 function nodesOf(e: KeyEff): Node[] {

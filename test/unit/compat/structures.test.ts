@@ -112,6 +112,20 @@ describe('compat: allOf / anyOf / oneOf / not', () => {
     )
     expectNotCompatible({ type: 'object' }, { oneOf: [{ type: 'object' }, { type: 'object', required: ['a'] }] })
   })
+  it('oneOf on both sides: branches of A exclude each other, extra B branches can overlap (snowflake_config)', () => {
+    const stat = { type: 'object', properties: { id: { type: 'string' }, secret: { type: 'string' } }, required: ['id', 'secret'] }
+    const temp = { type: 'object', properties: { role: { type: 'string' } }, required: ['role'] }
+    expectVerdict({ oneOf: [stat, temp, { type: 'null' }] }, { oneOf: [stat, temp, { type: 'null' }] }, 'Compatible')
+    expectVerdict({ oneOf: [stat, temp] }, { oneOf: [temp, { type: 'null' }, stat] }, 'Compatible')
+    const integration = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
+    const r = expectVerdict({ oneOf: [stat, temp, { type: 'null' }] }, { oneOf: [stat, temp, { type: 'null' }, integration] }, 'SchemaIncompatible')
+    expect(Object.keys((r as { witness: object }).witness)).toContain('name')
+  })
+  it('maxProperties 0 and maxItems 0 leave a single candidate', () => {
+    expectVerdict({ type: 'object', maxProperties: 0 }, { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, 'Compatible')
+    expectVerdict({ type: 'object', maxProperties: 0 }, { type: 'object', required: ['a'] }, 'SchemaIncompatible')
+    expectVerdict({ type: 'array', maxItems: 0 }, { type: 'array', items: { type: 'string' }, uniqueItems: true }, 'Compatible')
+  })
   it('oneOf in A behaves like anyOf for inclusion', () => {
     expectVerdict({ oneOf: [{ type: 'string' }, { type: 'integer' }] }, { type: ['string', 'integer'] }, 'Compatible')
     expectVerdict({ oneOf: [{ type: 'string' }, { maxLength: 2 }] }, { type: 'string' }, 'SchemaIncompatible')
