@@ -17,9 +17,22 @@ import { DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis'
 import { DEFAULT_COLLECTOR_CONFIG } from '../../lib/core/collector/config'
 import { handleCollectorRequest } from '../../lib/core/collector/service'
 import type { HttpRequest } from '../../lib/http/types'
+import { decodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
+import { referenceDecode } from '../unit/collector/thrift-reference'
+
+/** Decodes per second of one raw record: the hand-written reader vs the thrift package's TBinaryProtocol. */
+function decodeRates(record: Buffer, n: number): { hand: number; pkg: number } {
+  const rate = (f: () => unknown) => {
+    for (let i = 0; i < 2000; i++) f()
+    const started = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) f()
+    return n / (Number(process.hrtime.bigint() - started) / 1e9)
+  }
+  return { hand: rate(() => decodeCollectorPayload(record)), pkg: rate(() => referenceDecode(record)) }
+}
 
 /** The pure request → outcome function alone (no HTTP, no Kinesis), to show where the time goes. */
-function coreOnly(body: string, n: number): number {
+function coreOnly(body: string, n: number): { rate: number; record: Buffer } {
   const req: HttpRequest = {
     method: 'POST',
     path: PATH,
@@ -35,7 +48,8 @@ function coreOnly(body: string, n: number): number {
   for (let i = 0; i < 1000; i++) handleCollectorRequest(req, DEFAULT_COLLECTOR_CONFIG, Date.now(), randomUUID)
   const started = process.hrtime.bigint()
   for (let i = 0; i < n; i++) handleCollectorRequest(req, DEFAULT_COLLECTOR_CONFIG, Date.now(), randomUUID)
-  return n / (Number(process.hrtime.bigint() - started) / 1e9)
+  const rate = n / (Number(process.hrtime.bigint() - started) / 1e9)
+  return { rate, record: handleCollectorRequest(req, DEFAULT_COLLECTOR_CONFIG, Date.now(), randomUUID).records[0]!.data }
 }
 
 const REQUESTS = Number(process.argv[2] ?? 3000)
@@ -164,7 +178,10 @@ async function main() {
     console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
     console.log(`ratio collector / bare     ${(collRps / baseRps).toFixed(3)}  (${(baseRps / collRps).toFixed(1)}x slower)`)
     console.log(`gateway + handler, no write ${fmt(REQUESTS / noWrite.seconds).padStart(7)} req/s  (OPTIONS through the same path: the Kinesis write's share is the rest)`)
-    console.log(`collector core alone       ${fmt(coreOnly(body, 20_000)).padStart(8)} req/s  (request → response and Thrift records, no I/O)`)
+    const core = coreOnly(body, 20_000)
+    console.log(`collector core alone       ${fmt(core.rate).padStart(8)} req/s  (request → response and Thrift records, no I/O)`)
+    const dec = decodeRates(core.record, 50_000)
+    console.log(`Thrift decode, ${core.record.length}-byte record: hand-written ${fmt(dec.hand)}/s, thrift package ${fmt(dec.pkg)}/s (${(dec.hand / dec.pkg).toFixed(1)}x)`)
   } finally {
     await stack.stop()
   }
