@@ -6,7 +6,7 @@
 import { fullFormats } from 'ajv-formats/dist/formats'
 import { multipleOf } from './decimal'
 import type { Ctx, Node, Schema } from './nodes'
-import { child, cpLength, declaredTypes, expandRef, isObject, jsonEqual, typeOfValue } from './nodes'
+import { child, cpLength, declaredTypes, divergentKeyword, expandRef, isObject, jsonEqual, typeOfValue } from './nodes'
 
 export type Tri = boolean | undefined
 
@@ -97,7 +97,7 @@ function evalOwn(ctx: Ctx, node: Node, v: unknown): Tri {
   const t = typeOfValue(v)
   if (s.type !== undefined && (declaredTypes(s) & t) === 0) return false
   if (Array.isArray(s.enum) && !s.enum.some((e) => jsonEqual(e, v))) return false
-  let r: Tri = true
+  let r: Tri = divergentKeyword(s) === undefined ? true : undefined
   const sub = (x: unknown, val: unknown): Tri => (isObject(x) ? evaluate(ctx, child(node, x), val) : true)
   if (typeof v === 'number') {
     const min = s.minimum

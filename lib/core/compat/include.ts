@@ -17,6 +17,7 @@ import {
   canon,
   child,
   declaredTypes,
+  divergentKeyword,
   idOf,
   INT,
   isObject,
@@ -158,6 +159,8 @@ export class Inclusion {
 
   private core(A: Node[], b: Node, path: string, depth: number): R {
     const ctx = this.ctx
+    const odd = divergentKeyword(b.s)
+    if (odd !== undefined) return U(odd, path, `'${odd}' is not a draft-04 keyword as written; validators disagree on it`)
     // Disjunctions in A: every branch must be included.
     const split = A.findIndex((n) => Array.isArray(n.s.anyOf) || Array.isArray(n.s.oneOf))
     if (split >= 0) {

@@ -368,3 +368,17 @@ export function canon(s: unknown): Canon {
   canonCache.set(s, res)
   return res
 }
+
+/**
+ * Keywords from later drafts that ajv-draft-04 still enforces but draft-04 validators (networknt) ignore, and
+ * draft-04 keywords with a later-draft value shape. Their presence in B makes a verdict validator-dependent.
+ */
+const LATER_DRAFT = ['const', 'contains', 'propertyNames', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'prefixItems', 'unevaluatedProperties', 'unevaluatedItems', 'minContains', 'maxContains']
+
+/** The first keyword of `s` whose meaning differs between draft-04 validators, if any. */
+export function divergentKeyword(s: Schema): string | undefined {
+  for (const k of LATER_DRAFT) if (k in s) return k
+  if (s.exclusiveMinimum !== undefined && typeof s.exclusiveMinimum !== 'boolean') return 'exclusiveMinimum'
+  if (s.exclusiveMaximum !== undefined && typeof s.exclusiveMaximum !== 'boolean') return 'exclusiveMaximum'
+  return undefined
+}

@@ -106,7 +106,7 @@ describe('compat: differential soundness on random schema pairs', () => {
         const mine = evaluate(ctx, { s: s as Record<string, unknown>, root: s as Record<string, unknown> }, v)
         if (mine !== undefined) expect(mine).toBe(ajv.validate(s, v))
       }),
-      { numRuns: 400, seed: 11 },
+      { numRuns: 300, seed: 11 },
     )
   })
   it('Compatible verdicts survive random instances; Incompatible witnesses re-validate', () => {
@@ -125,8 +125,8 @@ describe('compat: differential soundness on random schema pairs', () => {
         // self-inclusion always holds
         expect(checkCompatibility(a, structuredClone(a)).result).toBe('Compatible')
       }),
-      { numRuns: 500, seed: 5 },
+      { numRuns: 250, seed: 5 },
     )
-    expect(decided).toBeGreaterThan(350)
+    expect(decided).toBeGreaterThan(175)
   })
 })

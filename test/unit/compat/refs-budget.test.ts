@@ -66,6 +66,13 @@ describe('compat: budget', () => {
     expect(r).toMatchObject({ result: 'SchemaUndecidable', reasons: [{ keyword: 'budget' }] })
     expect(checkCompatibility(a, b).result).toBe('SchemaIncompatible')
   })
+  it('later-draft keywords in B (enforced by ajv, ignored by draft-04 validators) are undecidable', () => {
+    expect(checkCompatibility({ type: 'integer' }, { const: 1 })).toMatchObject({ result: 'SchemaUndecidable', reasons: [{ keyword: 'const' }] })
+    expect(checkCompatibility({ enum: [2] }, { const: 1 }).result).toBe('SchemaUndecidable')
+    expect(checkCompatibility({ type: 'array' }, { type: 'array', contains: { type: 'string' } }).result).toBe('SchemaUndecidable')
+    expect(checkCompatibility({ type: 'number' }, { type: 'number', exclusiveMinimum: 0 }).result).toBe('SchemaUndecidable')
+    expect(checkCompatibility({ type: 'integer', const: 1 }, { type: 'integer' }).result).toBe('Compatible')
+  })
   it('rejects non-object schemas', () => {
     expect(checkCompatibility(true, {})).toMatchObject({ result: 'SchemaUndecidable', reasons: [{ keyword: 'schema' }] })
   })
