@@ -2,7 +2,9 @@
  * DynamoDB adapters of the tracking-design ports.
  *
  * `eventSpecs`: pk = `org#{orgId}`, sk = `spec#{specId}`; `doc` and `latest` are JSON text
- *   (key order survives), `rev` is the optimistic-concurrency counter.
+ *   (key order survives), `rev` is the optimistic-concurrency counter; sk =
+ *   `name#{vendor/name/format}#{name}` claims a name within a data structure for `specId`, written
+ *   in the same transaction as the specification (names are unique without a race).
  * `specHistory`: pk = `{orgId}#{specId}`, sk = `v#{zero-padded version}#{ISO date}`; `entry` is
  *   the history entry with its snapshot, as JSON text.
  * `apiKeys`: pk = `org-key-id#{keyId}` and pk = `org-key#{sha256 of secret}` (both written in one
@@ -23,6 +25,7 @@ import {
 } from '@aws-sdk/client-dynamodb'
 import type { AccountStore, CatalogStore, SpecStore } from '../core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
+import { nameClaim, type NameClaim } from '../core/tracking-design/validate'
 
 type Item = Record<string, AttributeValue>
 
@@ -34,6 +37,24 @@ const isConditionFailure = (err: unknown) => (err as Error)?.name === 'Condition
 const isTransactionConditionFailure = (err: unknown) =>
   (err as Error)?.name === 'TransactionCanceledException' &&
   ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')
+
+/**
+ * Runs a transaction, retrying (with a short backoff) when DynamoDB cancels it for a
+ * conflict with another transaction in flight on the same items; condition failures are thrown.
+ */
+async function transact(ddb: DynamoDBClient, items: TransactWriteItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ddb.send(new TransactWriteItemsCommand({ TransactItems: items }))
+      return
+    } catch (err) {
+      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []
+      const conflictOnly = (err as Error)?.name === 'TransactionCanceledException' && reasons.some((r) => r.Code === 'TransactionConflict') && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+      if (!conflictOnly || attempt >= 4) throw err
+      await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10))
+    }
+  }
+}
 
 async function queryAll(ddb: DynamoDBClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Item[]> {
   const out: Item[] = []
@@ -60,6 +81,11 @@ async function batchDelete(ddb: DynamoDBClient, table: string, keys: Item[]): Pr
 
 const specPk = (orgId: string) => `org#${orgId}`
 const specSk = (id: string) => `spec#${id}`
+const claimKey = (orgId: string, c: NameClaim): Item => ({ pk: { S: specPk(orgId) }, sk: { S: `name#${c.group}#${c.name}` } })
+const sameClaim = (a?: NameClaim, b?: NameClaim) => a?.group === b?.group && a?.name === b?.name
+/** Which items of a cancelled transaction failed their condition. */
+const failedAt = (err: unknown): number[] =>
+  ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []))
 const historyPk = (orgId: string, id: string) => `${orgId}#${id}`
 const historySk = (h: { version: number; date: string }) => `v#${String(h.version).padStart(10, '0')}#${h.date}`
 
@@ -97,6 +123,11 @@ export class DynamoSpecStore implements SpecStore {
     return items.map((i) => fromSpecItem(orgId, i))
   }
 
+  async nameOwner(orgId: string, claim: NameClaim) {
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.specsTable, Key: claimKey(orgId, claim), ConsistentRead: true }))
+    return res.Item?.specId?.S
+  }
+
   async history(orgId: string, id: string) {
     const items = await queryAll(this.ddb, {
       TableName: this.historyTable,
@@ -116,57 +147,96 @@ export class DynamoSpecStore implements SpecStore {
     }
   }
 
-  async create(spec: StoredSpec, entry: HistoryEntry) {
-    try {
-      await this.ddb.send(new TransactWriteItemsCommand({
-        TransactItems: [
-          { Put: { TableName: this.specsTable, Item: specItem(spec), ConditionExpression: 'attribute_not_exists(pk)' } },
-          this.historyPut(spec.orgId, entry),
-        ],
-      }))
-      return 'ok' as const
-    } catch (err) {
-      if (isTransactionConditionFailure(err)) return 'exists' as const
-      throw err
+  /** Claims a name for the specification: free, or already its own. */
+  private claimPut(orgId: string, claim: NameClaim, specId: string): TransactWriteItem {
+    return {
+      Put: {
+        TableName: this.specsTable,
+        Item: { ...claimKey(orgId, claim), specId: { S: specId } },
+        ConditionExpression: 'attribute_not_exists(pk) OR specId = :id',
+        ExpressionAttributeValues: { ':id': { S: specId } },
+      },
     }
   }
 
-  async update(spec: StoredSpec, expectedRev: number, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
-    const deletes = discard.map((h) => ({ pk: { S: historyPk(spec.orgId, h.eventSpecId) }, sk: { S: historySk(h) } }))
-    const inline = deletes.slice(0, TRANSACTION_LIMIT - 2)
+  private claimDelete(orgId: string, claim: NameClaim, specId: string): TransactWriteItem {
+    return {
+      Delete: {
+        TableName: this.specsTable,
+        Key: claimKey(orgId, claim),
+        ConditionExpression: 'attribute_not_exists(pk) OR specId = :id',
+        ExpressionAttributeValues: { ':id': { S: specId } },
+      },
+    }
+  }
+
+  async create(spec: StoredSpec, entry: HistoryEntry) {
+    const claim = nameClaim(spec.doc)
     try {
-      await this.ddb.send(new TransactWriteItemsCommand({
-        TransactItems: [
+      await transact(this.ddb, [
+        { Put: { TableName: this.specsTable, Item: specItem(spec), ConditionExpression: 'attribute_not_exists(pk)' } },
+        this.historyPut(spec.orgId, entry),
+        ...(claim ? [this.claimPut(spec.orgId, claim, spec.id)] : []),
+      ])
+      return 'ok' as const
+    } catch (err) {
+      if (!isTransactionConditionFailure(err)) throw err
+      return failedAt(err).includes(0) ? ('exists' as const) : ('nameTaken' as const)
+    }
+  }
+
+  async update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
+    const before = nameClaim(previous.doc)
+    const after = nameClaim(spec.doc)
+    const claims: TransactWriteItem[] = []
+    if (!sameClaim(before, after)) {
+      if (after) claims.push(this.claimPut(spec.orgId, after, spec.id))
+      if (before) claims.push(this.claimDelete(spec.orgId, before, spec.id))
+    }
+    const deletes = discard.map((h) => ({ pk: { S: historyPk(spec.orgId, h.eventSpecId) }, sk: { S: historySk(h) } }))
+    const inline = deletes.slice(0, TRANSACTION_LIMIT - 2 - claims.length)
+    try {
+      await transact(this.ddb, [
           {
             Put: {
               TableName: this.specsTable,
               Item: specItem(spec),
               ConditionExpression: 'rev = :rev',
-              ExpressionAttributeValues: { ':rev': { N: String(expectedRev) } },
+              ExpressionAttributeValues: { ':rev': { N: String(previous.rev) } },
             },
           },
           this.historyPut(spec.orgId, entry),
+          ...claims,
           ...inline.map((Key) => ({ Delete: { TableName: this.historyTable, Key } })),
-        ],
-      }))
+      ])
     } catch (err) {
-      if (isTransactionConditionFailure(err)) return 'conflict' as const
-      throw err
+      if (!isTransactionConditionFailure(err)) throw err
+      return failedAt(err).includes(0) ? ('conflict' as const) : ('nameTaken' as const)
     }
     // A squash of more versions than one transaction holds finishes with plain deletes.
     await batchDelete(this.ddb, this.historyTable, deletes.slice(inline.length))
     return 'ok' as const
   }
 
-  async delete(orgId: string, id: string) {
+  async delete(orgId: string, id: string): Promise<boolean> {
+    const current = await this.get(orgId, id)
+    if (!current) return false
+    const claim = nameClaim(current.doc)
     try {
-      await this.ddb.send(new DeleteItemCommand({
-        TableName: this.specsTable,
-        Key: { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } },
-        ConditionExpression: 'attribute_exists(pk)',
-      }))
+      await transact(this.ddb, [
+          {
+            Delete: {
+              TableName: this.specsTable,
+              Key: { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } },
+              ConditionExpression: 'rev = :rev',
+              ExpressionAttributeValues: { ':rev': { N: String(current.rev) } },
+            },
+          },
+          ...(claim ? [this.claimDelete(orgId, claim, id)] : []),
+      ])
     } catch (err) {
-      if (isConditionFailure(err)) return false
+      // Deleted or changed meanwhile: the caller sees it as gone only if it is.
+      if (isTransactionConditionFailure(err)) return this.delete(orgId, id)
       throw err
     }
     const items = await queryAll(this.ddb, {

@@ -5,21 +5,28 @@
 import type { SchemaKey } from '../iglu/keys'
 import type { StoredSchema } from '../iglu/store'
 import type { CatalogKind, HistoryEntry, JsonObject, Organization, OrgApiKey, StoredSpec } from './types'
+import type { NameClaim } from './validate'
 
 export interface SpecStore {
   get(orgId: string, id: string): Promise<StoredSpec | undefined>
   /** Every specification of the organization. */
   list(orgId: string): Promise<StoredSpec[]>
+  /** The id of the specification holding a name within a data structure (see `nameClaim`), if any. */
+  nameOwner(orgId: string, claim: NameClaim): Promise<string | undefined>
   /** Every remaining history entry, ordered by version then date. */
   history(orgId: string, id: string): Promise<HistoryEntry[]>
-  /** Writes a new specification and its first history entry atomically; `exists` when the id is taken. */
-  create(spec: StoredSpec, entry: HistoryEntry): Promise<'ok' | 'exists'>
   /**
-   * Atomically replaces the specification (only if its stored `rev` is `expectedRev`), appends
-   * `entry` and removes the `discard`ed history entries (the versions squashed by a publish).
+   * Writes a new specification, its first history entry and its name claim atomically;
+   * `exists` when the id is taken, `nameTaken` when another specification holds the name.
    */
-  update(spec: StoredSpec, expectedRev: number, entry: HistoryEntry, discard: readonly HistoryEntry[]): Promise<'ok' | 'conflict'>
-  /** Removes the specification and its whole history; false when it did not exist. */
+  create(spec: StoredSpec, entry: HistoryEntry): Promise<'ok' | 'exists' | 'nameTaken'>
+  /**
+   * Atomically replaces `previous` by `spec` (only if the stored `rev` is still `previous.rev`),
+   * moves the name claim, appends `entry` and removes the `discard`ed history entries (the
+   * versions squashed by a publish).
+   */
+  update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]): Promise<'ok' | 'conflict' | 'nameTaken'>
+  /** Removes the specification, its name claim and its whole history; false when it did not exist. */
   delete(orgId: string, id: string): Promise<boolean>
 }
 

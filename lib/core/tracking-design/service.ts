@@ -14,8 +14,8 @@ import { dataStructureHash, dataStructures, schemaDocument, wire } from './datas
 import { CODES, envelope, error, failure, hasError, historyInclude } from './envelope'
 import { planCreate, planEdit } from './lifecycle'
 import type { AccountStore, CatalogStore, RegistryReader, SpecStore } from './ports'
-import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject, type StoredSpec } from './types'
-import { isObject, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
+import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject } from './types'
+import { isObject, nameClaim, nameTaken, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
 
 export interface TrackingDesignOptions {
   readonly specs: SpecStore
@@ -27,6 +27,27 @@ export interface TrackingDesignOptions {
   readonly jwtSecret?: string
   readonly now?: () => Date
   readonly newId?: () => string
+}
+
+/** A registry reader that answers each lookup once per request (validation and checks share them). */
+export function memoRegistry(registry: RegistryReader): RegistryReader {
+  const gets = new Map<string, ReturnType<RegistryReader['get']>>()
+  const groups = new Map<string, ReturnType<RegistryReader['listGroup']>>()
+  return {
+    get(key) {
+      const id = `${key.vendor}/${key.name}/${key.format}/${key.version.model}-${key.version.revision}-${key.version.addition}`
+      let p = gets.get(id)
+      if (!p) gets.set(id, (p = registry.get(key)))
+      return p
+    },
+    listGroup(vendor, name) {
+      const id = `${vendor}/${name}`
+      let p = groups.get(id)
+      if (!p) groups.set(id, (p = registry.listGroup(vendor, name)))
+      return p
+    },
+    listAll: () => registry.listAll(),
+  }
 }
 
 export const API_BASE = '/api/msc/v1/organizations/{organizationId}'
@@ -94,10 +115,10 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
   }
 
   // ---- event specifications --------------------------------------------------
-  const validationContext = (org: string, mode: 'create' | 'edit', others: StoredSpec[], extra: Partial<ValidationContext> = {}): ValidationContext => ({
+  const validationContext = (org: string, mode: 'create' | 'edit', extra: Partial<ValidationContext>, reg: RegistryReader): ValidationContext => ({
     mode,
-    others,
-    schemaExists: async (key) => (await registry.get(key)) !== undefined,
+    nameOwner: (claim) => specs.nameOwner(org, claim),
+    schemaExists: async (key) => (await reg.get(key)) !== undefined,
     dataProductExists: async (id) => (await catalog.get(org, 'dataProduct', id)) !== undefined,
     ...extra,
   })
@@ -154,17 +175,16 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     if (!parsed.ok) return parsed.response
     const body = readBody(parsed.value)
     if (!body.ok) return envelope(422, [], [], body.errors)
-    const others = await specs.list(org)
-    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'create', others))
+    const reg = memoRegistry(registry)
+    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'create', {}, reg))
     if (hasError(errors)) return envelope(422, [], [], errors)
     const id = value.id ?? newId()
-    if (others.some((o) => o.id === id)) return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
     const change = planCreate(body.spec, value, id, { orgId: org, author, message: body.message, now: now() })
-    const compat = await compatibilityEntries(change.spec.doc, 'write', registry, checker)
+    const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
-    if ((await specs.create(change.spec, change.entry)) === 'exists') {
-      return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
-    }
+    const stored = await specs.create(change.spec, change.entry)
+    if (stored === 'exists') return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
+    if (stored === 'nameTaken') return envelope(422, [], [], [nameTaken(nameClaim(change.spec.doc)!)])
     return envelope(201, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
   }
 
@@ -176,15 +196,16 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     if (!parsed.ok) return parsed.response
     const body = readBody(parsed.value)
     if (!body.ok) return envelope(422, [], [], body.errors)
-    const [history, others] = await Promise.all([specs.history(org, current.id), specs.list(org)])
-    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'edit', others, { history, pathId: current.id }))
+    const reg = memoRegistry(registry)
+    const history = await specs.history(org, current.id)
+    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'edit', { history, pathId: current.id }, reg))
     if (hasError(errors)) return envelope(422, [], [], errors)
     const change = planEdit(current, history, body.spec, value, { orgId: org, author, message: body.message, now: now() })
-    const compat = await compatibilityEntries(change.spec.doc, 'write', registry, checker)
+    const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
-    if ((await specs.update(change.spec, current.rev, change.entry, change.discard)) === 'conflict') {
-      return failure(409, CODES.conflict, 'eventSpecId', `Event specification ${id} was changed concurrently; retry`)
-    }
+    const stored = await specs.update(current, change.spec, change.entry, change.discard)
+    if (stored === 'conflict') return failure(409, CODES.conflict, 'eventSpecId', `Event specification ${id} was changed concurrently; retry`)
+    if (stored === 'nameTaken') return envelope(422, [], [], [nameTaken(nameClaim(change.spec.doc)!)])
     return envelope(200, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
   }
 

@@ -5,7 +5,7 @@
 import { parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import { isUuid } from './auth'
 import { CODES, error } from './envelope'
-import { STATUSES, type ErrorEntry, type HistoryEntry, type JsonObject, type SpecStatus, type StoredSpec } from './types'
+import { STATUSES, type ErrorEntry, type HistoryEntry, type JsonObject, type SpecStatus } from './types'
 
 export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -30,14 +30,26 @@ export function sourceKey(doc: JsonObject): SchemaKey | undefined {
 
 export const groupOf = (k: { vendor: string; name: string; format: string }) => `${k.vendor}/${k.name}/${k.format}`
 
+/** A name within the data structure (`vendor/name/format`) of `event.source`: what must be unique. */
+export interface NameClaim {
+  readonly group: string
+  readonly name: string
+}
+
+/** The name claim of a specification document; none without a valid `event.source` or a name. */
+export function nameClaim(doc: JsonObject): NameClaim | undefined {
+  const k = sourceKey(doc)
+  return k && typeof doc.name === 'string' && doc.name !== '' ? { group: groupOf(k), name: doc.name } : undefined
+}
+
 /** What validation needs to look up. */
 export interface ValidationContext {
   readonly mode: 'create' | 'edit'
   /** Whether the schema exists in this deployment's registry. */
   schemaExists(key: SchemaKey): Promise<boolean>
   dataProductExists(id: string): Promise<boolean>
-  /** The organization's other specifications (name uniqueness). */
-  readonly others: readonly StoredSpec[]
+  /** The id of the specification holding a name within a data structure, if any. */
+  nameOwner(claim: NameClaim): Promise<string | undefined>
   /** Edit: the specification's remaining history. */
   readonly history?: readonly HistoryEntry[]
   /** Edit: the id in the path. */
@@ -63,6 +75,9 @@ export function lastPublished(history: readonly HistoryEntry[]): number | undefi
   for (const h of history) if (h.status === 'published' && (max === undefined || h.version > max)) max = h.version
   return max
 }
+
+export const nameTaken = (claim: NameClaim) =>
+  error(CODES.nameNotUnique, 'spec.name', `An event specification named '${claim.name}' already exists for data structure ${claim.group}`)
 
 /** Checks every rule of the seed for create and edit; every problem is reported, not only the first. */
 export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Promise<{ errors: ErrorEntry[]; value: ValidSpec }> {
@@ -184,13 +199,11 @@ export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Pr
 
   // name unique within the data structure (vendor/name/format of event.source)
   if (source && name) {
-    const group = groupOf(source)
+    const claim = { group: groupOf(source), name }
     const self = (id ?? ctx.pathId)?.toLowerCase()
-    const clash = ctx.others.find((o) => o.id !== self && o.doc.name === name && (() => {
-      const k = sourceKey(o.doc)
-      return k !== undefined && groupOf(k) === group
-    })())
-    if (clash) errors.push(error(CODES.nameNotUnique, 'spec.name', `An event specification named '${name}' already exists for data structure ${group}`))
+    lookups.push(ctx.nameOwner(claim).then((owner) => {
+      if (owner !== undefined && owner !== self) errors.push(nameTaken(claim))
+    }))
   }
 
   await Promise.all(lookups)

@@ -121,6 +121,19 @@ describe('create', () => {
     expect((await create({ name: 'Unique' })).status).toBe(201)
   })
 
+  it('keeps names unique under concurrent creates, and frees a name on rename and delete', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => create({ name: 'Race', event: { source: PRODUCT } })))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422])
+    for (const r of results.filter((x) => x.status === 422)) expect(r.body.errors).toEqual([expect.objectContaining({ code: 'NameNotUnique', source: 'spec.name' })])
+    const id = results.find((r) => r.status === 201)!.body.data[0].id
+    expect((await t.api('PUT', `/event-specs/v1/${id}`, { spec: { name: 'Race renamed', event: { source: PRODUCT } } })).status).toBe(200)
+    const again = await create({ name: 'Race', event: { source: PRODUCT } })
+    expect(again.status).toBe(201)
+    expect((await create({ name: 'Race renamed', event: { source: PRODUCT } })).status).toBe(422)
+    expect((await t.api('DELETE', `/event-specs/v1/${id}`)).status).toBe(204)
+    expect((await create({ name: 'Race renamed', event: { source: PRODUCT } })).status).toBe(201)
+  })
+
   it('answers bad JSON and wrong body shapes with a clear 4xx in the envelope', async () => {
     const bad = await t.api('POST', '/event-specs/v1', '{"spec": ', { 'content-type': 'application/json' })
     expect(bad.status).toBe(400)

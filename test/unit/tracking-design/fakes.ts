@@ -2,6 +2,7 @@
 import type { AccountStore, CatalogStore, SpecStore } from '../../../lib/core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, JsonObject, Organization, OrgApiKey, StoredSpec } from '../../../lib/core/tracking-design/types'
 import type { HttpRequest } from '../../../lib/http/types'
+import { nameClaim, type NameClaim } from '../../../lib/core/tracking-design/validate'
 
 const clone = <T>(v: T): T => structuredClone(v)
 
@@ -17,19 +18,31 @@ export class MemorySpecStore implements SpecStore {
   async list(org: string) {
     return [...this.specs.values()].filter((s) => s.orgId === org).map(clone)
   }
+  async nameOwner(org: string, claim: NameClaim) {
+    return [...this.specs.values()].find((s) => {
+      const c = s.orgId === org ? nameClaim(s.doc) : undefined
+      return c?.group === claim.group && c.name === claim.name
+    })?.id
+  }
   async history(org: string, id: string) {
     return clone(this.hist.get(this.k(org, id)) ?? []).sort((a, b) => a.version - b.version || a.date.localeCompare(b.date))
+  }
+  private taken(spec: StoredSpec) {
+    const c = nameClaim(spec.doc)
+    return c ? [...this.specs.values()].some((o) => o.orgId === spec.orgId && o.id !== spec.id && nameClaim(o.doc)?.group === c.group && nameClaim(o.doc)?.name === c.name) : false
   }
   async create(spec: StoredSpec, entry: HistoryEntry) {
     const k = this.k(spec.orgId, spec.id)
     if (this.specs.has(k)) return 'exists' as const
+    if (this.taken(spec)) return 'nameTaken' as const
     this.specs.set(k, clone(spec))
     this.hist.set(k, [clone(entry)])
     return 'ok' as const
   }
-  async update(spec: StoredSpec, expectedRev: number, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
+  async update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
     const k = this.k(spec.orgId, spec.id)
-    if (this.specs.get(k)?.rev !== expectedRev) return 'conflict' as const
+    if (this.specs.get(k)?.rev !== previous.rev) return 'conflict' as const
+    if (this.taken(spec)) return 'nameTaken' as const
     this.specs.set(k, clone(spec))
     const gone = new Set(discard.map((d) => `${d.version}#${d.date}`))
     this.hist.set(k, [...(this.hist.get(k) ?? []).filter((h) => !gone.has(`${h.version}#${h.date}`)), clone(entry)])

@@ -65,7 +65,7 @@ describe('service over in-memory stores', () => {
   it('a concurrent edit loses with 409 and stores nothing', async () => {
     const id = (await api('POST', '/event-specs/v1', { spec: { name: 'n' } })).body.data[0].id
     const realUpdate = specs.update.bind(specs)
-    specs.update = async (...args) => {
+    specs.update = async (...args: Parameters<typeof realUpdate>) => {
       const stored = specs.specs.get(`${org}/${id}`)!
       specs.specs.set(`${org}/${id}`, { ...stored, rev: stored.rev + 1 })
       return realUpdate(...args)

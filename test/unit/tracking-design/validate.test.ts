@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { readBody, validateSpec, type ValidationContext } from '../../../lib/core/tracking-design/validate'
+import { nameClaim, readBody, validateSpec, type NameClaim, type ValidationContext } from '../../../lib/core/tracking-design/validate'
 import type { HistoryEntry, StoredSpec } from '../../../lib/core/tracking-design/types'
 
 const EXISTING = new Set(['iglu:com.acme/e/jsonschema/1-0-0', 'iglu:com.acme/u/jsonschema/1-0-0'])
 const ctx = (over: Partial<ValidationContext> = {}): ValidationContext => ({
   mode: 'create',
-  others: [],
+  nameOwner: async () => undefined,
   schemaExists: async (k) => EXISTING.has(`iglu:${k.vendor}/${k.name}/${k.format}/${k.version.model}-${k.version.revision}-${k.version.addition}`),
   dataProductExists: async (id) => id === 'dp1',
   ...over,
@@ -40,9 +40,12 @@ describe('validateSpec', () => {
   })
   it('names are unique per data structure (vendor/name/format), excluding the specification itself', async () => {
     const others = [other('s1', 'dup', 'iglu:com.acme/e/jsonschema/1-0-0')]
-    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } }, ctx({ others }))).toEqual(['NameNotUnique@spec.name'])
-    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/u/jsonschema/1-0-0' } }, ctx({ others }))).toEqual([])
-    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } }, ctx({ others, mode: 'edit', pathId: 's1' }))).toEqual([])
+    const nameOwner = async (c: NameClaim) => others.find((o) => nameClaim(o.doc)?.group === c.group && o.doc.name === c.name)?.id
+    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } }, ctx({ nameOwner }))).toEqual(['NameNotUnique@spec.name'])
+    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/e/jsonschema/2-0-0' } }, ctx({ nameOwner, schemaExists: async () => true }))).toEqual(['NameNotUnique@spec.name'])
+    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/u/jsonschema/1-0-0' } }, ctx({ nameOwner }))).toEqual([])
+    expect(await sources({ name: 'dup' }, ctx({ nameOwner }))).toEqual([])
+    expect(await sources({ name: 'dup', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } }, ctx({ nameOwner, mode: 'edit', pathId: 's1' }))).toEqual([])
   })
   it('edit: the version must be new and above the last published one', async () => {
     const c = ctx({ mode: 'edit', pathId: 'x', history: [hist(1, 'published'), hist(2, 'draft'), hist(4, 'published'), hist(6, 'draft')] })
