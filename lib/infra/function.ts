@@ -7,14 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
 import { resolve } from 'node:path'
-import {
-  envVar,
-  type Access,
-  type BucketKey,
-  type FunctionDecl,
-  type StreamKey,
-  type TableKey,
-} from './resources'
+import { envVar, type Access, type BucketKey, type StreamKey, type TableKey } from './resources'
+import { type FunctionDecl } from './functions'
 
 export interface DataResources {
   readonly tables: Readonly<Record<TableKey, ITableV2>>

@@ -8,23 +8,8 @@ import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lamb
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
-import {
-  buckets,
-  envVar,
-  functions,
-  streams,
-  streamTriggerFailureBucket,
-  streamTriggers,
-  tables,
-  triggerSettings,
-  type BucketKey,
-  type FunctionDecl,
-  type FunctionKey,
-  type KeyDecl,
-  type StreamKey,
-  type TableDecl,
-  type TableKey,
-} from './resources'
+import { buckets, envVar, streams, tables, type BucketKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
+import { functions, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
 const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
 

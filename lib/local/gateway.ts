@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import { functions, type FunctionKey, type RouteDecl } from '../infra/resources'
+import { functions, type FunctionKey, type RouteDecl } from '../infra/functions'
 import { invoke, InvocationTimeoutError } from './handlers'
 
 interface CompiledRoute {

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { functions, type FunctionKey } from '../infra/resources'
+import { functions, type FunctionKey } from '../infra/functions'
 
 /** The project root (where package.json lives). */
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')

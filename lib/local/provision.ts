@@ -12,15 +12,7 @@ import {
 import { CreateStreamCommand, DescribeStreamSummaryCommand, ResourceInUseException as StreamInUse } from '@aws-sdk/client-kinesis'
 import { CreateBucketCommand, HeadBucketCommand } from '@aws-sdk/client-s3'
 import type { AwsClients } from '../aws/clients'
-import {
-  buckets,
-  streams,
-  tables,
-  type IndexDecl,
-  type KeyDecl,
-  type ResourceNames,
-  type TableDecl,
-} from '../infra/resources'
+import { buckets, streams, tables, type IndexDecl, type KeyDecl, type ResourceNames, type TableDecl } from '../infra/resources'
 
 function keySchema(pk: KeyDecl, sk?: KeyDecl): KeySchemaElement[] {
   return [{ AttributeName: pk.name, KeyType: 'HASH' }, ...(sk ? [{ AttributeName: sk.name, KeyType: 'RANGE' as const }] : [])]

@@ -1,17 +1,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3'
 import { join } from 'node:path'
 import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type LocalEndpoints } from '../aws/clients'
-import {
-  functions,
-  localNames,
-  resourceEnvironment,
-  streamTriggerFailureBucket,
-  streamTriggers,
-  triggerId,
-  triggerSettings,
-  type ResourceNames,
-  type StreamTriggerSettings,
-} from '../infra/resources'
+import { localNames, resourceEnvironment, type ResourceNames } from '../infra/resources'
+import { functions, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'

@@ -8,7 +8,7 @@ import {
   type _Record,
 } from '@aws-sdk/client-kinesis'
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda'
-import type { StreamTriggerSettings } from '../infra/resources'
+import type { StreamTriggerSettings } from '../infra/functions'
 import type { CheckpointStore } from './checkpoints'
 
 /** Lambda's limit on the payload of one invocation. */

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  envVar,
-  functions,
-  localName,
-  localNames,
-  resourceEnvironment,
-  streamTriggerDefaults,
-  streamTriggers,
-  streams,
-  triggerSettings,
-} from '../../../lib/infra/resources'
+import { envVar, localName, localNames, resourceEnvironment, streams } from '../../../lib/infra/resources'
+import { functions, streamTriggerDefaults, streamTriggers, triggerSettings } from '../../../lib/infra/functions'
 import { compileRoutes } from '../../../lib/local/gateway'
 
 describe('the infrastructure declaration', () => {

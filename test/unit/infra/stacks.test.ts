@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions'
 import { describe, expect, it } from 'vitest'
-import { envVar, functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/resources'
+import { envVar } from '../../../lib/infra/resources'
+import { functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
 import { synthTemplates } from '../../support/synth'
 
 const { app, data } = synthTemplates()

@@ -1,0 +1,149 @@
+/**
+ * The one declaration of Floe's functions (with the HTTP routes each serves
+ * and the resources each is granted) and of the stream triggers that invoke
+ * them. Read by the CDK stacks and the local runtime alike.
+ */
+import { enrichDeployment } from '../core/enrich/deploy'
+import type { Access, BucketKey, StreamKey, TableKey } from './resources'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'ANY'
+/** An API Gateway HTTP API route: a method and a path template, or `$default`. */
+export type RouteDecl = { readonly method: HttpMethod; readonly path: string } | '$default'
+
+export interface FunctionDecl {
+  readonly description: string
+  /** Module path from the project root; it exports `handler`. */
+  readonly entry: string
+  readonly memoryMb?: number
+  readonly timeoutSeconds?: number
+  readonly tables?: Partial<Record<TableKey, Access>>
+  readonly streams?: Partial<Record<StreamKey, Access>>
+  readonly buckets?: Partial<Record<BucketKey, Access>>
+  readonly routes?: readonly RouteDecl[]
+  readonly environment?: Readonly<Record<string, string>>
+}
+
+export const functions = {
+  health: {
+    description: 'Answers the stack health check.',
+    entry: 'functions/health/handler.ts',
+    memoryMb: 128,
+    timeoutSeconds: 3,
+    routes: [{ method: 'GET', path: '/health' }],
+  },
+  archive: {
+    description: 'Loader: archives stream records to the archive bucket, one object per batch.',
+    entry: 'functions/archive/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 60,
+    buckets: { archive: 'write' },
+  },
+  registry: {
+    description: 'Iglu-compatible schema registry server under /registry-server.',
+    entry: 'functions/registry/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    tables: { schemas: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite' },
+    buckets: { assets: 'readWrite' },
+    routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
+  },
+  collector: {
+    description: 'Snowplow-compatible collector: every tracker request to a Thrift CollectorPayload on the raw stream (FLOE_COLLECTOR_CONFIG: optional JSON configuration).',
+    entry: 'functions/collector/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    streams: { raw: 'write', bad: 'write' },
+    routes: ['$default'],
+  },
+  trackingDesign: {
+    description: 'Tracking-design API under /api/msc/v1: tokens, event specifications, data products, source applications, data structures (FLOE_JWT_SECRET: optional token signing secret).',
+    entry: 'functions/tracking-design/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
+    routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
+  },
+  // Enrich: settings derived from its HOCON configuration (lib/core/enrich/README.md).
+  enrich: {
+    description: 'Enrich: raw collector payloads to enriched events (good), failed events (incomplete), bad rows (bad) and pii events (FLOE_ENRICH_CONFIG: HOCON configuration file).',
+    entry: 'functions/enrich/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+    streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
+    buckets: { assets: 'read' },
+    get environment(): Readonly<Record<string, string>> {
+      return enrichDeployment().environment
+    },
+  },
+} as const satisfies Record<string, FunctionDecl>
+
+export type FunctionKey = keyof typeof functions
+
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST'
+
+/**
+ * Kinesis event source mapping settings. The defaults below apply to every
+ * mapping; a mapping overrides only what it must.
+ */
+export interface StreamTriggerSettings {
+  readonly batchSize: number
+  readonly maxBatchingWindowSeconds: number
+  readonly startingPosition: StartingPosition
+  /** Report per-record failures; the checkpoint stops before the lowest failed record. */
+  readonly reportBatchItemFailures: boolean
+  /** Split a failing batch in two and retry each half. */
+  readonly bisectBatchOnError: boolean
+  /** Retries of a failing batch before it is sent to the failure location (0–10,000). */
+  readonly retryAttempts: number
+  /** Records older than this are sent to the failure location instead of being retried. */
+  readonly maxRecordAgeSeconds: number
+  readonly parallelizationFactor: number
+}
+
+export const streamTriggerDefaults: StreamTriggerSettings = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  startingPosition: 'TRIM_HORIZON',
+  reportBatchItemFailures: true,
+  bisectBatchOnError: true,
+  retryAttempts: 5,
+  maxRecordAgeSeconds: 3600,
+  parallelizationFactor: 1,
+}
+
+/** Where batches that exhausted their retries are written (on AWS: an S3 on-failure destination). */
+export const streamTriggerFailureBucket: BucketKey = 'archive'
+
+export interface StreamTriggerDecl extends Partial<StreamTriggerSettings> {
+  readonly function: FunctionKey
+  readonly stream: StreamKey
+}
+
+export const streamTriggers = [
+  { function: 'archive', stream: 'raw', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'archive', stream: 'pii', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  // Enrich: batch size and starting position come from its configuration (input.retrievalMode.maxRecords, input.initialPosition).
+  {
+    function: 'enrich',
+    stream: 'raw',
+    get batchSize(): number {
+      return enrichDeployment().batchSize
+    },
+    get startingPosition(): StartingPosition {
+      return enrichDeployment().startingPosition
+    },
+  },
+] as const satisfies readonly StreamTriggerDecl[]
+
+/** The full settings of a mapping: the defaults, overridden by the mapping's own. */
+export function triggerSettings(t: StreamTriggerDecl): StreamTriggerSettings & StreamTriggerDecl {
+  return { ...streamTriggerDefaults, ...t }
+}
+
+/** A stable identifier of a mapping, e.g. `archive-raw`. */
+export function triggerId(t: StreamTriggerDecl): string {
+  return `${t.function}-${t.stream}`
+}
