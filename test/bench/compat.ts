@@ -165,6 +165,14 @@ for (const { r } of rows) {
 const times = rows.map((x) => x.ms).sort((a, b) => a - b)
 const q = (p: number): number => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0
 const incompatible = rows.filter((x) => x.r.result === 'SchemaIncompatible').length
+const quantiles = (rs: Row[]): { p50: number; p99: number; max: number } => {
+  const t = rs.map((x) => x.ms).sort((a, b) => a - b)
+  const at = (p: number): number => t[Math.min(t.length - 1, Math.floor(p * t.length))] ?? 0
+  return { p50: at(0.5), p99: at(0.99), max: t[t.length - 1] ?? 0 }
+}
+const msByVerdict = Object.fromEntries(
+  (['Compatible', 'SchemaIncompatible', 'SchemaUndecidable'] as const).map((v) => [v, quantiles(rows.filter((x) => x.r.result === v))]),
+)
 const report = {
   corpus: corpusRoot,
   schemas: entries.length,
@@ -179,6 +187,7 @@ const report = {
   perKind,
   undecidableReasons: Object.fromEntries([...hist].sort((a, b) => b[1] - a[1])),
   ms: { p50: q(0.5), p99: q(0.99), max: times[times.length - 1] ?? 0 },
+  msByVerdict,
   oracleRuns,
   details: { falseCompatible: falseCompatible.slice(0, 20), constructedMismatch: constructedMismatch.slice(0, 20), witnessBad: witnessBad.slice(0, 20) },
 }
@@ -202,6 +211,8 @@ else {
     }),
     `undecidable reasons (pairs per keyword): ${JSON.stringify(report.undecidableReasons)}`,
     `ms per pair: p50 ${report.ms.p50.toFixed(3)}  p99 ${report.ms.p99.toFixed(3)}  max ${report.ms.max.toFixed(3)}   [targets p50 < 1, p99 < 20]`,
+    ...Object.entries(msByVerdict).map(([v, m]) => `  ${v.padEnd(18)} p50 ${m.p50.toFixed(3)}  p99 ${m.p99.toFixed(3)}  max ${m.max.toFixed(3)}`),
+    `(Incompatible includes ajv compilation of both schemas for witness confirmation, cached per schema text)`,
   ]
   for (const f of falseCompatible.slice(0, 10)) out.push(`FALSE COMPATIBLE ${f.kind} ${f.label}: ${JSON.stringify(f.witness).slice(0, 300)}`)
   for (const m of constructedMismatch.slice(0, 10)) out.push(`MISMATCH ${m.kind} ${m.label}: expected ${m.expected}, got ${m.got}`)
