@@ -24,7 +24,8 @@ export interface CompatOptions {
    * Looks up a schema by Iglu URI (`iglu:vendor/name/format/version`, without fragment), for `$ref`s that point
    * to `iglu:` URIs (and `http(s)://iglucentral.com/schemas/...` addresses, which are mapped to Iglu URIs).
    * Returns the schema (self-describing or bare) or `undefined` when unknown; an unknown reference makes the
-   * affected part undecidable. Must be synchronous and deterministic.
+   * affected part undecidable. Must be synchronous and deterministic. Pass the same function across calls:
+   * compiled validators used to confirm witnesses are cached per resolver.
    */
   readonly resolve?: (igluUri: string) => object | undefined
   /** Work limit in abstract steps (default {@link DEFAULT_BUDGET}). Running out gives `SchemaUndecidable`. */
