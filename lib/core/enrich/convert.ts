@@ -201,7 +201,10 @@ export function decodeBase64Lenient(s: string): Buffer {
   return out.subarray(0, n)
 }
 
-/** Lenient base64 → UTF-8 text. */
+const CLEAN_B64 = /^[A-Za-z0-9+/_-]*={0,2}$/
+
+/** Lenient base64 → UTF-8 text (Node's decoder when the text is clean base64 of either alphabet). */
 export function base64Text(s: string): string {
+  if (CLEAN_B64.test(s) && s.length % 4 !== 1) return Buffer.from(s, 'base64').toString('utf8')
   return decodeBase64Lenient(s).toString('utf8')
 }

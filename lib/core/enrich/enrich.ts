@@ -88,6 +88,8 @@ export class Enricher {
   private readonly steps: Enrichment[]
   private readonly limits: [number, string, number][]
   private readonly vEtl: string
+  private etlAt = Number.NaN
+  private etlText = ''
 
   constructor(readonly settings: EnrichSettings) {
     this.steps = stepOrder(settings.enrichments ?? [])
@@ -160,7 +162,11 @@ export class Enricher {
     const s = this.settings
     const at = batch.etlTimestamp
     const ev = new EnrichedEvent()
-    const t = transform(raw, ev, { etlTimestamp: formatTimestamp(at), vEtl: this.vEtl, eventId: batch.newEventId() })
+    if (this.etlAt !== at) {
+      this.etlAt = at
+      this.etlText = formatTimestamp(at)
+    }
+    const t = transform(raw, ev, { etlTimestamp: this.etlText, vEtl: this.vEtl, eventId: batch.newEventId() })
 
     // Phase 1: atomic conversions, then the self-describing inputs.
     const e1: Violation[] = []

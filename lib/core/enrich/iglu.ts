@@ -40,9 +40,22 @@ export type ClientError =
 /** Self-describing data split into its key and value. */
 export type SdjCheck = { ok: true; key: SchemaKey; uri: string; data: unknown } | { ok: false; code: IgluParseCode }
 
+/** Parsed Iglu URIs (the same few schemas recur in every event). */
+const uriCache = new Map<string, ReturnType<typeof parseIgluUri>>()
+
+function parseUriCached(uri: string): ReturnType<typeof parseIgluUri> {
+  let k = uriCache.get(uri)
+  if (k === undefined) {
+    k = parseIgluUri(uri)
+    if (uriCache.size >= 10_000) uriCache.clear()
+    uriCache.set(uri, k)
+  }
+  return k
+}
+
 export function asSelfDescribing(v: unknown): SdjCheck {
   if (!isObject(v) || typeof v.schema !== 'string' || !('data' in v)) return { ok: false, code: 'INVALID_DATA_PAYLOAD' }
-  const k = parseIgluUri(v.schema)
+  const k = parseUriCached(v.schema)
   if (!k.ok) return { ok: false, code: k.code === 'INVALID_SCHEMAVER' ? 'INVALID_SCHEMAVER' : 'INVALID_IGLUURI' }
   return { ok: true, key: k.value, uri: v.schema, data: v.data }
 }
@@ -79,12 +92,17 @@ function resolutionError(failures: readonly RepositoryFailure[]): ClientError {
  * A lookup that failed for reasons other than "not found" is reported as
  * `unavailable` (a registry outage must not turn events into failures).
  */
+/** Per resolved schema document (so a refreshed document is looked at again): what to validate with. */
+const prepared = new WeakMap<object, { target: SchemaKey; uri: string; superseded?: { originalSchema: string; validatedWith: string }; fn: (d: unknown) => boolean; errors: () => unknown }>()
+
 export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown): Promise<Validated> {
   const found = await resolver.lookupSchema(key)
   if (!found.ok) {
     if (found.failures.some((f) => f.errors.some((e) => e.kind !== 'NotFound'))) return { ok: false, unavailable: found.message }
     return { ok: false, key, error: resolutionError(found.failures), resolution: true }
   }
+  const p = prepared.get(found.value)
+  if (p && p.fn(data)) return { ok: true, key: p.target, uri: p.uri, superseded: p.superseded }
   let target = key
   let superseded: { originalSchema: string; validatedWith: string } | undefined
   const by = found.value.$supersededBy
@@ -104,6 +122,8 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
     const message = `Invalid schema: ${toIgluUri(target)} - ${v.message}`
     return { ok: false, key: target, error: { error: 'ValidationError', schemaIssues: [{ path: '$', message: v.message }] }, schemaMessage: message }
   }
+  const fn = v.fn
+  if (target === key) prepared.set(found.value, { target, uri: toIgluUri(target), superseded, fn: (d) => fn(d) as boolean, errors: () => fn.errors })
   if (v.fn(data)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
   const reports = instanceErrors(v.fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
   const error: ClientError = superseded

@@ -50,14 +50,34 @@ export function jsonDepth(text: string, limit: number): number {
   return max
 }
 
+/** Whether a parsed value has a value at nesting level ≥ `limit` (the value itself is at `level`). */
+function tooDeep(v: unknown, level: number, limit: number): boolean {
+  if (v === null || typeof v !== 'object') return false
+  if (Array.isArray(v)) {
+    if (v.length > 0 && level + 1 >= limit) return true
+    for (let i = 0; i < v.length; i++) if (tooDeep(v[i], level + 1, limit)) return true
+    return false
+  }
+  let any = false
+  for (const k in v as Record<string, unknown>) {
+    any = true
+    if (tooDeep((v as Record<string, unknown>)[k], level + 1, limit)) return true
+  }
+  return any && level + 1 >= limit
+}
+
 /** Parses `text`; rejects documents with a value at nesting level ≥ `maxDepth`. */
 export function parseJson(text: string, maxDepth = 50): JsonParse {
-  if (jsonDepth(text, maxDepth) >= maxDepth) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
+  // Pathologically deep input is refused before the parser sees it.
+  if (text.length > 100_000 && jsonDepth(text, maxDepth) >= maxDepth) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
+  let value: unknown
   try {
-    return { ok: true, doc: { value: JSON.parse(text), text } }
+    value = JSON.parse(text)
   } catch (err) {
     return { ok: false, error: `invalid json: ${(err as Error).message}` }
   }
+  if (tooDeep(value, 0, maxDepth)) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
+  return { ok: true, doc: { value, text } }
 }
 
 function isWs(c: number): boolean {
