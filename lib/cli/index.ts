@@ -6,9 +6,10 @@ import { tailCommand } from './tail'
 import { orgCommands } from './org'
 import { apikeyCommands } from './apikey'
 import { schemaCompatCommand } from './schema'
+import { enrichCommand } from './enrich'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])

@@ -1,0 +1,54 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
+import { projectRoot } from '../../../lib/local/handlers'
+import { floe } from '../../support/process'
+
+describe('floe enrich --config (file-based variant)', () => {
+  it('reads payload files, writes good/incomplete/bad with rotation, prints progress and a summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-'))
+    mkdirSync(join(dir, 'in', 'sub'), { recursive: true })
+    const rec = (qs: string) => encodeCollectorPayload({ schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '10.0.0.1', timestamp: 1714470000000, encoding: 'UTF-8', collector: 'c', path: '/com.snowplowanalytics.snowplow/tp2', querystring: qs })
+    for (let i = 0; i < 30; i++) writeFileSync(join(dir, 'in', i % 2 ? 'sub' : '', `p${i}`), rec(`e=pv&p=web&tv=t&aid=file-${i}&page=${'x'.repeat(200)}`))
+    writeFileSync(join(dir, 'in', 'bad-bytes'), 'nonsense')
+    writeFileSync(join(dir, 'in', 'invalid'), rec('e=pv&p=web&tv=t&dtm=soon'))
+    const config = join(dir, 'enrich.hocon')
+    writeFileSync(config, `license.accept = true
+input { type = FileSystem, dir = "${join(dir, 'in')}" }
+output {
+  good { type = FileSystem, file = "${join(dir, 'out', 'good')}", maxBytes = 2000 }
+  incomplete { type = FileSystem, file = "${join(dir, 'out', 'incomplete')}" }
+  bad { type = FileSystem, file = "${join(dir, 'out', 'bad')}" }
+}`)
+    const p = floe(['enrich', '--config', config], { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') })
+    expect(await p.exited).toBe(0)
+    expect(p.output()).toMatch(/enrich: 32\/32 files, good 30, incomplete 1, bad 2/)
+    expect(p.output()).toMatch(/enrich done: 32 payloads .* good 30, incomplete 1, bad 2, pii 0, invalid_enriched 0/)
+    const out = readdirSync(join(dir, 'out')).sort()
+    expect(out.filter((f) => f.startsWith('good.')).length).toBeGreaterThan(1)
+    expect(out).toContain('incomplete')
+    const good = out.filter((f) => f.startsWith('good.')).flatMap((f) => {
+      const text = readFileSync(join(dir, 'out', f), 'utf8')
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2000)
+      return text.trim().split('\n')
+    })
+    expect(good.map((l) => l.split('\t')[0]).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `file-${i}`).sort())
+    const bad = readFileSync(join(dir, 'out', 'bad'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).schema)
+    expect(bad.sort()).toEqual([
+      'iglu:com.snowplowanalytics.snowplow.badrows/collector_payload_format_violation/jsonschema/1-0-0',
+      'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-1',
+    ])
+  })
+
+  it('refuses a configuration without licence acceptance, naming the way to accept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-'))
+    const config = join(dir, 'enrich.hocon')
+    writeFileSync(config, `input { type = FileSystem, dir = "${dir}" }\noutput { good { type = FileSystem, file = "${dir}/g" }, bad { type = FileSystem, file = "${dir}/b" } }`)
+    const p = floe(['enrich', '--config', config], { ACCEPT_LIMITED_USE_LICENSE: '' })
+    expect(await p.exited).toBe(2)
+    expect(p.output()).toContain('ACCEPT_LIMITED_USE_LICENSE=yes')
+  })
+})
