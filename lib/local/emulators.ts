@@ -160,7 +160,7 @@ async function startKinesalite(opts: EmulatorOptions, host: string) {
     path = join(opts.dataDir, 'kinesis')
     mkdirSync(path, { recursive: true }) // leveldown does not create parents
   }
-  const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 })
+  const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100_000 })
   await listen(server as any, host)
   const { port } = server.address() as AddressInfo
   return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }

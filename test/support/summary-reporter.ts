@@ -7,13 +7,15 @@ export default class SummaryReporter implements Reporter {
     let failed = 0
     let skipped = 0
     for (const m of modules) {
+      let failedHere = 0
       for (const t of m.children.allTests()) {
         const s = t.result().state
         if (s === 'passed') passed++
-        else if (s === 'failed') failed++
+        else if (s === 'failed') failedHere++
         else skipped++
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++
+      // A file that failed outside its tests (an import or a hook) counts as one failure.
+      failed += failedHere > 0 ? failedHere : m.state() === 'failed' ? 1 : 0
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
   }
