@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { makeClients } from '../aws/clients'
 import { decodeCollectorPayload } from '../core/thrift/collector-payload'
+import { tryShred } from '../core/enrich/shred'
 import { localName, streams, type StreamKey } from '../infra/resources'
 import type { Command } from './command'
 import { UsageError } from './command'
@@ -78,6 +79,11 @@ export function formatRecord(stream: StreamKey, data: Uint8Array, meta: { shardI
   }
   const text = Buffer.from(data).toString('utf8')
   if (json) {
+    // Enriched and failed events (131-column TSV): shredded as the analytics SDKs do.
+    if (format === 'tsv') {
+      const shredded = tryShred(text)
+      if (shredded.ok) return JSON.stringify(shredded.json)
+    }
     if (format === 'json') {
       try {
         return JSON.stringify(JSON.parse(text))
@@ -151,7 +157,7 @@ export async function runTail(args: readonly string[], run: TailRun): Promise<nu
 export const tailCommand: Command = {
   name: 'tail',
   usage: USAGE,
-  summary: 'Print the records of a local stream as they arrive (raw: decoded collector payloads). --from-start reads from the oldest record; --count N stops after N.',
+  summary: 'Print the records of a local stream as they arrive (raw: decoded collector payloads; --json: enriched events shredded to JSON, bad rows as JSON). --from-start reads from the oldest record; --count N stops after N.',
   async run(args) {
     const controller = new AbortController()
     const stop = () => controller.abort()
