@@ -24,6 +24,7 @@ import { compareSchemaVer, formatSchemaVer, parseSchemaVer, toIgluUri, type Sche
 import type { KeyAction, Permission, SchemaAction } from '../core/iglu/permissions'
 import type { JsonObject } from '../core/iglu/selfdesc'
 import { sortSchemas, type KeyStore, type SchemaStore, type StaticPublisher, type StoredKey, type StoredSchema, type SuperKeyStore } from '../core/iglu/store'
+import { queryAll } from './dynamo'
 
 type Item = Record<string, AttributeValue>
 
@@ -68,17 +69,6 @@ function fromItem(item: Item): StoredSchema {
     supersedes: (item.supersedes?.L ?? []).map((x) => ver(x.S!)),
     ...(item.supersededBy?.S ? { supersededBy: ver(item.supersededBy.S) } : {}),
   }
-}
-
-async function queryAll(ddb: DynamoDBClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Item[]> {
-  const out: Item[] = []
-  let start: Item | undefined
-  do {
-    const res = await ddb.send(new QueryCommand({ ...input, ExclusiveStartKey: start }))
-    out.push(...(res.Items ?? []))
-    start = res.LastEvaluatedKey
-  } while (start)
-  return out
 }
 
 export class DynamoSchemaStore implements SchemaStore {

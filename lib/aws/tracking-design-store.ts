@@ -26,6 +26,7 @@ import {
 import type { AccountStore, CatalogStore, SpecStore } from '../core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
 import { nameClaim, type NameClaim } from '../core/tracking-design/validate'
+import { queryAll } from './dynamo'
 
 type Item = Record<string, AttributeValue>
 
@@ -54,17 +55,6 @@ async function transact(ddb: DynamoDBClient, items: TransactWriteItem[]): Promis
       await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10))
     }
   }
-}
-
-async function queryAll(ddb: DynamoDBClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Item[]> {
-  const out: Item[] = []
-  let start: Item | undefined
-  do {
-    const res = await ddb.send(new QueryCommand({ ...input, ExclusiveStartKey: start }))
-    out.push(...(res.Items ?? []))
-    start = res.LastEvaluatedKey
-  } while (start)
-  return out
 }
 
 /** Deletes keys in batches of 25, retrying unprocessed items. */

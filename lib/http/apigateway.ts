@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import type { HttpRequest, HttpResponse } from './types'
 
-function parseQuery(raw: string): Record<string, string> {
+/** Decodes a raw query string as API Gateway does: a repeated parameter's values joined with `,`. */
+export function parseQuery(raw: string): Record<string, string> {
   const out: Record<string, string> = {}
   if (!raw) return out
   for (const part of raw.split('&')) {

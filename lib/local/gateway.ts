@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { functions, type FunctionKey, type RouteDecl } from '../infra/functions'
+import { parseQuery } from '../http/apigateway'
 import { invoke, InvocationTimeoutError } from './handlers'
 
 interface CompiledRoute {
@@ -103,14 +104,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value
   }
-  const query: Record<string, string> = {}
-  for (const part of rawQueryString.split('&')) {
-    if (!part) continue
-    const eq = part.indexOf('=')
-    const k = safeDecode(eq < 0 ? part : part.slice(0, eq))
-    const v = safeDecode(eq < 0 ? '' : part.slice(eq + 1))
-    query[k] = k in query ? `${query[k]},${v}` : v
-  }
+  const query = parseQuery(rawQueryString)
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '')
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
   const host = headers.host ?? 'localhost'
@@ -139,14 +133,6 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   if (params && Object.keys(params).length) event.pathParameters = params
   if (body.length) event.body = isText ? body.toString('utf8') : body.toString('base64')
   return event
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '))
-  } catch {
-    return s
-  }
 }
 
 /** Writes a Lambda result back as API Gateway does for payload format 2.0. */
