@@ -1,11 +1,11 @@
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
 import { createRuntime, emitEmf, processBatch, type EnrichKinesisRuntime } from '../../lib/aws/enrich-kinesis'
-import { loadFunctionConfig } from '../../lib/core/enrich/config-file'
+import { loadFunctionConfig } from '../../lib/core/enrich/function-config'
 
 let runtime: Promise<EnrichKinesisRuntime> | undefined
 
 async function init(): Promise<EnrichKinesisRuntime> {
-  const c = await loadFunctionConfig()
+  const c = loadFunctionConfig()
   if (!c.ok) throw new Error(`Enrich cannot start: ${c.errors.join('; ')}`)
   return createRuntime(c.config)
 }

@@ -21,6 +21,12 @@ export interface FunctionDecl {
   readonly buckets?: Partial<Record<BucketKey, Access>>
   readonly routes?: readonly RouteDecl[]
   readonly environment?: Readonly<Record<string, string>>
+  /**
+   * Why the function cannot run in this configuration, if it cannot. Its stream
+   * triggers are then created disabled (on AWS) or not started (locally), so
+   * records wait in the stream instead of failing; the reason is shown.
+   */
+  readonly disabledReason?: string
 }
 
 export const functions = {
@@ -73,6 +79,9 @@ export const functions = {
     buckets: { assets: 'read' },
     get environment(): Readonly<Record<string, string>> {
       return enrichDeployment().environment
+    },
+    get disabledReason(): string | undefined {
+      return enrichDeployment().disabledReason
     },
   },
 } as const satisfies Record<string, FunctionDecl>

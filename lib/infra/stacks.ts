@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
@@ -102,6 +102,9 @@ export class FloeAppStack extends Stack {
     for (const t of streamTriggers) {
       const s = triggerSettings(t)
       const fn = fns[t.function].fn
+      const disabledReason = (functions[t.function] as FunctionDecl).disabledReason
+      // A function that cannot run gets a disabled mapping: records wait in the stream.
+      if (disabledReason) Annotations.of(fn).addWarningV2('floe:triggerDisabled', `The ${t.function} trigger on ${t.stream} is created disabled: ${disabledReason}`)
       fn.addEventSource(
         new KinesisEventSource(props.data.streams[t.stream], {
           startingPosition: CdkStartingPosition[s.startingPosition],
@@ -113,6 +116,7 @@ export class FloeAppStack extends Stack {
           maxRecordAge: Duration.seconds(s.maxRecordAgeSeconds),
           parallelizationFactor: s.parallelizationFactor,
           onFailure: new S3OnFailureDestination(props.data.buckets[streamTriggerFailureBucket]),
+          enabled: !disabledReason,
         }),
       )
       fn.addEnvironment(envVar('stream', t.stream), props.data.streams[t.stream].streamName)

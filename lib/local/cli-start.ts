@@ -105,6 +105,7 @@ export async function startFromCli(): Promise<number> {
       `  Kinesis         ${stack.endpoints.kinesis}`,
       `  S3              ${stack.endpoints.s3}`,
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
+      ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
       `  endpoints file  ${endpointsFile}`,
       'Press Ctrl+C to stop.',
       '',

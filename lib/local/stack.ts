@@ -2,7 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3'
 import { join } from 'node:path'
 import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type LocalEndpoints } from '../aws/clients'
 import { localNames, resourceEnvironment, type ResourceNames } from '../infra/resources'
-import { functions, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type StreamTriggerSettings } from '../infra/functions'
+import { functions, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
@@ -38,6 +38,8 @@ export interface LocalStack {
   readonly endpoints: LocalEndpoints
   readonly names: ResourceNames
   readonly triggers: ReadonlyMap<string, StreamTrigger>
+  /** Stream triggers not started because their function cannot run, with the reason. */
+  readonly disabledTriggers: ReadonlyMap<string, string>
   /** Waits until every stream trigger has consumed everything written so far. */
   drain(): Promise<void>
   stop(): Promise<void>
@@ -55,6 +57,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const stopEmulators = async () => emulators?.stop()
   let gateway: Gateway | undefined
   const triggers = new Map<string, StreamTrigger>()
+  const disabledTriggers = new Map<string, string>()
   try {
     const names = localNames(opts.namePrefix)
     // Functions read resource names and endpoints from the environment, as on Lambda.
@@ -72,6 +75,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         : new MemoryCheckpointStore()
       for (const t of streamTriggers) {
         const id = triggerId(t)
+        const reason = (functions[t.function] as FunctionDecl).disabledReason
+        if (reason) {
+          // Not started: its records wait in the stream, and are processed from
+          // the checkpoint once the function can run.
+          disabledTriggers.set(id, reason)
+          log(`stream trigger ${id} is not started: ${reason}`)
+          continue
+        }
         const trigger = new StreamTrigger({
           id,
           kinesis: aws.kinesis,
@@ -98,6 +109,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       endpoints,
       names,
       triggers,
+      disabledTriggers,
       drain: async () => {
         await Promise.all([...triggers.values()].map((t) => t.drain()))
       },

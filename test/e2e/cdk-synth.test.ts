@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { functions } from '../../lib/infra/resources'
+import { functions } from '../../lib/infra/functions'
 import { projectRoot } from '../../lib/local/handlers'
 
 it('`npx cdk synth` works offline without credentials and bundles every function', async () => {
@@ -21,6 +21,15 @@ it('`npx cdk synth` works offline without credentials and bundles every function
     expect(fns).toHaveLength(Object.keys(functions).length)
     const assets = readdirSync(out).filter((f) => f.startsWith('asset.'))
     for (const a of assets) expect(readdirSync(join(out, a))).toEqual(expect.arrayContaining(['index.mjs', 'schemas']))
+    // Each bundle loads on its own and exports its handler (the AWS SDK is provided by the runtime).
+    symlinkSync(join(projectRoot, 'node_modules'), join(out, 'node_modules'))
+    for (const a of assets) {
+      const probe = `import(${JSON.stringify(join(out, a, 'index.mjs'))}).then((m) => process.exit(typeof m.handler === 'function' ? 0 : 3))`
+      const loader = spawn(process.execPath, ['--input-type=module', '-e', probe], { cwd: out, env: { ...process.env, FLOE_SCHEMAS_DIR: join(out, a, 'schemas') }, stdio: ['ignore', 'pipe', 'pipe'] })
+      let err = ''
+      loader.stderr.on('data', (d) => (err += d))
+      expect(await new Promise((r) => loader.once("exit", r)), `${a}: ${err.slice(-1500)}`).toBe(0)
+    }
   } finally {
     rmSync(out, { recursive: true, force: true })
   }

@@ -10,7 +10,7 @@ import type { EndpointsFile } from '../../lib/local/cli-start'
 import { eventually, floe, type Running } from '../support/process'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
-const env = { FLOE_DATA_DIR: dataDir, PORT: '0' }
+const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '' }
 const started: Running[] = []
 
 afterAll(async () => {
@@ -53,6 +53,8 @@ describe('floe start', () => {
   it('serves /health, writes endpoints.json, and keeps all data across kill -9 and a clean SIGTERM stop', async () => {
     const first = await start()
     expect(first.proc.output()).toMatch(/HTTP API\s+http:\/\/127\.0\.0\.1:\d+/)
+    // Without the licence, enrich's trigger is not started, and the banner says why.
+    expect(first.proc.output()).toMatch(/not started\s+enrich-raw: Enrich runs only once its licence terms are accepted/)
     expect(await (await fetch(`${first.ep.http}/health`)).text()).toBe('ok')
     // No FLOE_SUPER_API_KEY: the registry's super key is generated and shown once, at startup.
     expect(first.proc.output()).toMatch(/generated one: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/)

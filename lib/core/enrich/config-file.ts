@@ -11,10 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { DEFAULT_CONFIG_TEXT } from './config/default'
 import { validateConfig, type ConfigResult } from './config'
 
-/** The environment variable naming a configuration file. */
-export const CONFIG_ENV = 'FLOE_ENRICH_CONFIG'
-/** The parsed configuration document (JSON), set by the deployment for the function. */
-export const CONFIG_JSON_ENV = 'FLOE_ENRICH_CONFIG_JSON'
+export { CONFIG_ENV, CONFIG_JSON_ENV } from './function-config'
 
 /** Parses HOCON text into a plain document; throws with the parser's message. */
 export async function parseHocon(text: string): Promise<unknown> {
@@ -44,22 +41,6 @@ export async function readConfigDocument(path?: string): Promise<DocResult> {
 export async function loadConfig(path?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<ConfigResult> {
   const d = await readConfigDocument(path)
   return d.ok ? validateConfig(d.doc, { env }) : d
-}
-
-/**
- * The configuration for a function: the document the deployment resolved
- * (`FLOE_ENRICH_CONFIG_JSON`), else the file `FLOE_ENRICH_CONFIG`, else the default.
- */
-export async function loadFunctionConfig(env: Readonly<Record<string, string | undefined>> = process.env): Promise<ConfigResult> {
-  const json = env[CONFIG_JSON_ENV]
-  if (json) {
-    try {
-      return validateConfig(JSON.parse(json), { env })
-    } catch (err) {
-      return { ok: false, errors: [`${CONFIG_JSON_ENV} is not valid JSON: ${(err as Error).message}`] }
-    }
-  }
-  return loadConfig(env[CONFIG_ENV] || undefined, env)
 }
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')

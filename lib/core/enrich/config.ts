@@ -84,7 +84,7 @@ export type EnrichConfig =
 export type ConfigResult = { ok: true; config: EnrichConfig } | { ok: false; errors: string[] }
 
 export const LICENSE_MESSAGE =
-  'Please accept the terms of the Snowplow Limited Use License Agreement to proceed: set license.accept = true in the configuration, or the environment variable ACCEPT_LIMITED_USE_LICENSE=yes.'
+  'Enrich runs only once its licence terms are accepted: set license.accept = true in the configuration, or the environment variable ACCEPT_LIMITED_USE_LICENSE=yes.'
 
 export const DEFAULT_METRICS_PREFIX = 'floe.enrich'
 

@@ -4,7 +4,7 @@
  * infrastructure declaration: the stream trigger's batch size and starting
  * position, and the resolved document handed to the function.
  */
-import { validateConfig } from './config'
+import { LICENSE_MESSAGE, validateConfig } from './config'
 import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
 
 export interface EnrichDeployment {
@@ -13,6 +13,8 @@ export interface EnrichDeployment {
   /** `input.retrievalMode.maxRecords` (Lambda takes at most 10,000). */
   readonly batchSize: number
   readonly startingPosition: 'TRIM_HORIZON' | 'LATEST'
+  /** Why enrich cannot run as configured (the licence is not accepted); undefined when it can. */
+  readonly disabledReason?: string
 }
 
 let cache: { key: string; value: EnrichDeployment } | undefined
@@ -24,8 +26,8 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
   if (cache?.key === key) return cache.value
   const d = readConfigDocumentSync(path, env)
   if (!d.ok) throw new Error(`Enrich configuration: ${d.errors.join('; ')}`)
-  // The licence is checked where enrich runs (the function), so that the rest
-  // of the stack deploys and starts without it.
+  // Without the licence the rest of the stack still deploys and starts; enrich's
+  // trigger stays disabled (see `disabledReason`), so raw records wait in the stream.
   const v = validateConfig(d.doc, { env: { ...env, ACCEPT_LIMITED_USE_LICENSE: 'yes' } })
   const where = path ?? 'the embedded enrich configuration'
   if (!v.ok) throw new Error(`${where} is invalid:\n  ${v.errors.join('\n  ')}`)
@@ -33,7 +35,9 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
   if (c.variant !== 'kinesis') throw new Error(`${where}: the deployment runs the shard-stream (Kinesis) variant; input.type FileSystem is for 'floe enrich --config'`)
   if (c.input.streamName !== 'raw') throw new Error(`${where}: input.streamName must be "raw" (the declared raw stream the enrich trigger reads), got "${c.input.streamName}"`)
   if (c.input.initialPosition.type === 'AT_TIMESTAMP') throw new Error(`${where}: input.initialPosition.type AT_TIMESTAMP is not supported by this deployment's stream trigger (use TRIM_HORIZON or LATEST)`)
+  const licensed = validateConfig(d.doc, { env })
   const value: EnrichDeployment = {
+    disabledReason: !licensed.ok && licensed.errors.includes(LICENSE_MESSAGE) ? LICENSE_MESSAGE : undefined,
     environment: { [CONFIG_JSON_ENV]: JSON.stringify(d.doc) },
     batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
     startingPosition: c.input.initialPosition.type,

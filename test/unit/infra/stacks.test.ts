@@ -1,4 +1,7 @@
-import { Match } from 'aws-cdk-lib/assertions'
+import { App } from 'aws-cdk-lib'
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
+import { FloeAppStack, FloeDataStack } from '../../../lib/infra/stacks'
+import { projectRoot } from '../../../lib/local/handlers'
 import { describe, expect, it } from 'vitest'
 import { envVar } from '../../../lib/infra/resources'
 import { functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
@@ -52,5 +55,30 @@ describe('CDK app', () => {
     for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Kinesis::Stream', 'AWS::S3::Bucket']) {
       for (const r of Object.values(data.findResources(type))) expect(r.DeletionPolicy).toBe('Retain')
     }
+  })
+})
+
+describe('a function that cannot run as configured', () => {
+  function enrichMapping(licence: string) {
+    const before = process.env.ACCEPT_LIMITED_USE_LICENSE
+    process.env.ACCEPT_LIMITED_USE_LICENSE = licence
+    try {
+      const cdkApp = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+      const dataStack = new FloeDataStack(cdkApp, 'D')
+      const appStack = new FloeAppStack(cdkApp, 'A', { data: dataStack.data, projectRoot })
+      const t = Template.fromStack(appStack)
+      const fnIds = Object.keys(t.findResources('AWS::Lambda::Function')).filter((id) => id.startsWith('Enrich'))
+      const mapping = Object.values(t.findResources('AWS::Lambda::EventSourceMapping')).find((m) => fnIds.includes(m.Properties.FunctionName.Ref))
+      const warnings = Annotations.fromStack(appStack).findWarning('*', Match.stringLikeRegexp('trigger on raw is created disabled'))
+      return { enabled: mapping!.Properties.Enabled, warnings: warnings.length }
+    } finally {
+      if (before === undefined) delete process.env.ACCEPT_LIMITED_USE_LICENSE
+      else process.env.ACCEPT_LIMITED_USE_LICENSE = before
+    }
+  }
+
+  it('gets a disabled stream trigger and a synth warning, and an enabled one once it can run', () => {
+    expect(enrichMapping('')).toEqual({ enabled: false, warnings: 1 })
+    expect(enrichMapping('yes')).toEqual({ enabled: true, warnings: 0 })
   })
 })

@@ -1,0 +1,70 @@
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
+import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from '@aws-sdk/client-kinesis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
+import { startLocalStack, type LocalStack } from '../../../lib/local/stack'
+import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
+
+const stacks: LocalStack[] = []
+afterEach(async () => {
+  await Promise.all(stacks.splice(0).map((s) => s.stop()))
+})
+
+async function start(prefix: string, licence: string): Promise<LocalStack> {
+  const s = await startLocalStack({
+    endpoints: sharedEndpoints(),
+    namePrefix: prefix,
+    pollIntervalMs: 50,
+    retryDelayMs: 10,
+    triggerOverrides: { maxBatchingWindowSeconds: 0 },
+    environment: { ACCEPT_LIMITED_USE_LICENSE: licence },
+  })
+  stacks.push(s)
+  return s
+}
+
+async function goodRecords(s: LocalStack): Promise<string[]> {
+  const { kinesis } = testClients()
+  const out: string[] = []
+  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: s.names.streams.good }))
+  for (const shard of Shards) {
+    const it = await kinesis.send(new GetShardIteratorCommand({ StreamName: s.names.streams.good, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))
+    const r = await kinesis.send(new GetRecordsCommand({ ShardIterator: it.ShardIterator }))
+    out.push(...(r.Records ?? []).map((x) => Buffer.from(x.Data!).toString()))
+  }
+  return out
+}
+
+describe('a function that cannot run', () => {
+  it('keeps its trigger stopped, so records wait in the stream until it can run', async () => {
+    const prefix = uniquePrefix()
+    const without = await start(prefix, '')
+    expect(without.disabledTriggers.get('enrich-raw')).toMatch(/licence/)
+    expect(without.triggers.has('enrich-raw')).toBe(false)
+    expect(without.triggers.has('archive-raw')).toBe(true)
+
+    const payload = encodeCollectorPayload({
+      schema: COLLECTOR_PAYLOAD_SCHEMA,
+      ipAddress: '10.0.0.1',
+      timestamp: Date.now(),
+      encoding: 'UTF-8',
+      collector: 'test',
+      path: '/i',
+      querystring: 'e=pv&url=http%3A%2F%2Fexample.com%2F&p=web&tv=js-4.0.0&eid=7f3c0f1e-6d1a-4b8e-9c1d-1f2e3d4c5b6a',
+      networkUserId: '9d4a0ab3-6a0b-4b33-9e88-5f6f7c2e1e11',
+    })
+    await testClients().kinesis.send(new PutRecordsCommand({ StreamName: without.names.streams.raw, Records: [{ Data: payload, PartitionKey: 'p' }] }))
+    await without.drain()
+    expect(await goodRecords(without)).toEqual([])
+    await without.stop()
+    stacks.pop()
+
+    const withLicence = await start(prefix, 'yes')
+    expect(withLicence.disabledTriggers.size).toBe(0)
+    await withLicence.drain()
+    const good = await goodRecords(withLicence)
+    expect(good).toHaveLength(1)
+    expect(good[0]).toContain('7f3c0f1e-6d1a-4b8e-9c1d-1f2e3d4c5b6a')
+  })
+})
