@@ -394,7 +394,7 @@ function violationMessage(v: Violation): unknown {
   }
 }
 
-/** The pii_transformation event of a good event (enrich.md §6.5). */
+/** The pii_transformation event of a good event (as Snowplow enrich 5.x emitted it). */
 export function piiEvent(parent: EnrichedEvent, batch: BatchContext, vEtl: string): EnrichedEvent {
   const ev = new EnrichedEvent()
   const now = formatTimestamp(batch.etlTimestamp)

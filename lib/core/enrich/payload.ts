@@ -1,6 +1,6 @@
 /**
  * Stream record → collector payloads, as enrich's loader reads them: optional
- * gzip framing (§1.5), Thrift decode, schema and path checks, query string,
+ * gzip framing of compressed stream records, Thrift decode, schema and path checks, query string,
  * network user id and client IP. Problems are returned as data
  * (collector_payload_format_violation messages).
  */
@@ -144,7 +144,7 @@ export function extractIpAddress(headers: readonly string[], fallback: string | 
   return forwarded ?? fallback
 }
 
-/** gzip and zstd magic numbers (§1.5). */
+/** gzip and zstd magic numbers of compressed stream records. */
 export function compression(bytes: Uint8Array): 'gzip' | 'zstd' | undefined {
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'gzip'
   if (bytes.length >= 4 && bytes[0] === 0x28 && bytes[1] === 0xb5 && bytes[2] === 0x2f && bytes[3] === 0xfd) return 'zstd'

@@ -3,7 +3,7 @@
  * v_collector check, page and referrer URLs, derived timestamp, page query
  * string and `_sp`, event vendor/name/format/version) are built in; configured
  * enrichments plug in by their position in Snowplow's execution order
- * (`order`, the step number of enrich.md §6.2) and may add derived contexts,
+ * (`order`, the step number in Snowplow enrich's documented execution order) and may add derived contexts,
  * set fields, report failures or drop the event.
  */
 import type { RawEvent } from './adapters'
@@ -37,7 +37,7 @@ export interface StepInput {
 export interface Enrichment {
   /** Identifier used in failures, e.g. `event-fingerprint`. */
   readonly id: string
-  /** Position in the execution order (enrich.md §6.2 step number). */
+  /** Position in the execution order (step number in Snowplow enrich's execution order). */
   readonly order: number
   run(ev: EnrichedEvent, input: StepInput): StepResult | Promise<StepResult>
 }

@@ -79,7 +79,7 @@ export function lastPublished(history: readonly HistoryEntry[]): number | undefi
 export const nameTaken = (claim: NameClaim) =>
   error(CODES.nameNotUnique, 'spec.name', `An event specification named '${claim.name}' already exists for data structure ${claim.group}`)
 
-/** Checks every rule of the seed for create and edit; every problem is reported, not only the first. */
+/** Checks every documented rule for create and edit; every problem is reported, not only the first. */
 export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Promise<{ errors: ErrorEntry[]; value: ValidSpec }> {
   const errors: ErrorEntry[] = []
   const lookups: Promise<void>[] = []

@@ -1,4 +1,4 @@
-/** The test vectors of enrich.md §8, field by field. */
+/** Test vectors from Snowplow enrich's own test suites, field by field. */
 import { describe, expect, it } from 'vitest'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { derivedTimestamp, EVENT_TYPE_EXPECTATION } from '../../../lib/core/enrich/steps'
@@ -105,7 +105,7 @@ describe('V3: good page view', () => {
   })
 })
 
-describe('V4 (§5.4): schema violation and failed event', () => {
+describe('V4: schema violation and failed event', () => {
   it('bad row and failed event as specified', async () => {
     const eid = '7b0c1f5e-3f5c-4c1e-9a56-0b1a2c3d4e5f'
     const ue = Buffer.from(JSON.stringify({
@@ -349,7 +349,7 @@ describe('V12: small tables', () => {
   })
 })
 
-describe('TSV serialisation (§3.2)', () => {
+describe('TSV serialisation', () => {
   it('embedded JSON keeps numbers and key order as written; empty entities list → empty column', async () => {
     const ctx = '{"schema":"iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-1","data":[ {"schema":"iglu:com.snowplowanalytics.snowplow/uri_redirect/jsonschema/1-0-0", "data": {"uri":"http://a.example/?x=1.0", "2":1.0e2} } ]}'
     const o = await run(tp2(`e=pv&p=web&tv=t&co=${encodeURIComponent(ctx)}`))

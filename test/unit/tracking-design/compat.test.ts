@@ -23,7 +23,7 @@ const stub = (answers: Record<string, CompatOutcome['result']>): CompatibilityCh
 
 const doc = { id: 'S1', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0', schema: { type: 'object' } } }
 
-describe('compatibilityEntries: the seed table', () => {
+describe('compatibilityEntries: the documented compatibility table', () => {
   const both = () => registry({ 'iglu:com.acme/e/jsonschema/1-0-0': { description: 'current' }, 'iglu:com.acme/e/jsonschema/1-2-0': { description: 'latest' } })
 
   it.each([
