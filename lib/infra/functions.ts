@@ -29,6 +29,22 @@ export interface FunctionDecl {
   readonly disabledReason?: string
 }
 
+/**
+ * The deployer's values of non-secret settings, passed to a function's
+ * environment (so `FLOE_COLLECTOR_CONFIG=… npx cdk deploy` configures the
+ * deployed collector as it does `npm start`). Unset variables are left out.
+ */
+function fromDeployEnvironment(...names: string[]): Readonly<Record<string, string>> {
+  const env: Record<string, string> = {}
+  for (const n of names) {
+    const v = process.env[n]
+    if (v !== undefined && v !== '') env[n] = v
+  }
+  return env
+}
+
+const RESOLVER_SETTINGS = ['FLOE_RESOLVER_CONFIG', 'FLOE_IGLU_CENTRAL_URL'] as const
+
 export const functions = {
   health: {
     description: 'Answers the stack health check.',
@@ -52,6 +68,7 @@ export const functions = {
     tables: { schemas: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite' },
     buckets: { assets: 'readWrite' },
     routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
+    environment: fromDeployEnvironment('FLOE_REGISTRY_PATCHES_ALLOWED', 'FLOE_REGISTRY_MAX_PAYLOAD', 'FLOE_REGISTRY_EXPORT_PREFIX'),
   },
   collector: {
     description: 'Snowplow-compatible collector: every tracker request to a Thrift CollectorPayload on the raw stream (FLOE_COLLECTOR_CONFIG: optional JSON configuration).',
@@ -60,6 +77,7 @@ export const functions = {
     timeoutSeconds: 10,
     streams: { raw: 'write', bad: 'write' },
     routes: ['$default'],
+    environment: fromDeployEnvironment('FLOE_COLLECTOR_CONFIG'),
   },
   trackingDesign: {
     description: 'Tracking-design API under /api/msc/v1: tokens, event specifications, data products, source applications, data structures (FLOE_JWT_SECRET: optional token signing secret).',
@@ -78,7 +96,7 @@ export const functions = {
     streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
     buckets: { assets: 'read' },
     get environment(): Readonly<Record<string, string>> {
-      return enrichDeployment().environment
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
     },
     get disabledReason(): string | undefined {
       return enrichDeployment().disabledReason

@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { FloeAppStack, FloeDataStack } from '../../../lib/infra/stacks'
 import { projectRoot } from '../../../lib/local/handlers'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { envVar } from '../../../lib/infra/resources'
 import { functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
 import { synthTemplates } from '../../support/synth'
@@ -80,5 +80,21 @@ describe('a function that cannot run as configured', () => {
   it('gets a disabled stream trigger and a synth warning, and an enabled one once it can run', () => {
     expect(enrichMapping('')).toEqual({ enabled: false, warnings: 1 })
     expect(enrichMapping('yes')).toEqual({ enabled: true, warnings: 0 })
+  })
+})
+
+describe('deployment settings', () => {
+  it("pass the deployer's non-secret settings to the functions that read them, and no secrets", async () => {
+    const saved = { ...process.env }
+    process.env.FLOE_COLLECTOR_CONFIG = '{"cookie":{"name":"acme"}}'
+    process.env.FLOE_SUPER_API_KEY = '3c9e1a44-7b2d-4f60-8e15-9a0b1c2d3e4f'
+    try {
+      vi.resetModules()
+      const { functions } = await import('../../../lib/infra/functions')
+      expect(functions.collector.environment).toEqual({ FLOE_COLLECTOR_CONFIG: '{"cookie":{"name":"acme"}}' })
+      for (const f of Object.values(functions)) expect(JSON.stringify((f as { environment?: object }).environment ?? {})).not.toContain('3c9e1a44')
+    } finally {
+      process.env = saved
+    }
   })
 })
