@@ -7,7 +7,7 @@ import type { Resolver } from '../iglu/resolver'
 import { toIgluUri } from '../iglu/keys'
 import { base64Text } from './convert'
 import type { ClientError, IgluParseCode } from './iglu'
-import { asSelfDescribing, matchesCriterion, validateData } from './iglu'
+import { asSelfDescribing, matchesCriterion, validateCached, validateData } from './iglu'
 import { compactJson, parseJson, quote, Raw, stringify } from './json'
 import type { LoadedPayload } from './payload'
 import { toParamMap, splitQuery, checkQuery } from './querystring'
@@ -78,7 +78,7 @@ async function tp2(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult
   if (!parsed.ok) return fail([{ field: 'body', value: body, error: parsed.error }])
   const sd = asSelfDescribing(parsed.doc.value)
   if (!sd.ok) return fail([{ json: new Raw(compactJson(body)), error: sd.code }])
-  const v = await validateData(ctx.resolver, sd.key, sd.data)
+  const v = validateCached(ctx.resolver, sd.key, sd.data) ?? (await validateData(ctx.resolver, sd.key, sd.data))
   if (!v.ok) {
     if ('unavailable' in v) return { ok: false, unavailable: v.unavailable }
     return fail([{ schemaKey: sd.uri, error: v.error }])

@@ -16,7 +16,7 @@ import {
 import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, NEVER_NULLED } from './fields'
-import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateData, type ClientError, type DataReport, type IgluParseCode } from './iglu'
+import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type DataReport, type IgluParseCode } from './iglu'
 import { arrayElements, compactJson, memberSpan, parseJson, quote, Raw, stringify, valueSpan } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
 import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput } from './steps'
@@ -152,7 +152,7 @@ export class Enricher {
   /** A bad row, or a size violation when it is too big for the bad output. */
   private bad(out: { outputs: Output[] }, type: string, json: string, at: number): void {
     const max = this.settings.maxRecordBytes?.bad ?? DEFAULT_MAX_RECORD_BYTES
-    const size = byteLength(json)
+    const size = sizeOver(json, max)
     if (size > max) {
       out.outputs.push({ kind: 'bad', type: 'size_violation', json: sizeViolation(this.settings.processor, at, max, size, `Bad row exceeds the maximum allowed size of ${max} bytes`, json.slice(0, Math.floor(max / 10))) })
     } else out.outputs.push({ kind: 'bad', type, json })
@@ -209,7 +209,7 @@ export class Enricher {
       const line = toTsv(f)
       if (invalidReasons) out.invalid.push({ tsv: line, reasons: invalidReasons })
       const max = s.maxRecordBytes?.good ?? DEFAULT_MAX_RECORD_BYTES
-      const size = byteLength(line)
+      const size = sizeOver(line, max)
       if (size > max) {
         this.bad(out, 'size_violation', sizeViolation(s.processor, at, max, size, `Enriched event exceeds the maximum allowed size of ${max} bytes`, line.slice(0, Math.floor(max / 10))), at)
         return
@@ -218,7 +218,7 @@ export class Enricher {
       if (ev.pii !== null && s.emitPii) {
         const pii = piiEvent(ev, batch, this.vEtl)
         const piiLine = toTsv(pii.f)
-        if (byteLength(piiLine) <= (s.maxRecordBytes?.pii ?? DEFAULT_MAX_RECORD_BYTES)) out.outputs.push({ kind: 'pii', tsv: piiLine, event: pii })
+        if (sizeOver(piiLine, s.maxRecordBytes?.pii ?? DEFAULT_MAX_RECORD_BYTES) === 0) out.outputs.push({ kind: 'pii', tsv: piiLine, event: pii })
       }
       return
     }
@@ -238,7 +238,7 @@ export class Enricher {
       const line = toTsv(f)
       if (invalidReasons) out.invalid.push({ tsv: line, reasons: invalidReasons })
       // a failed event too big for its output is dropped
-      if (byteLength(line) <= (s.maxRecordBytes?.incomplete ?? DEFAULT_MAX_RECORD_BYTES)) out.outputs.push({ kind: 'incomplete', tsv: line, event: ev })
+      if (sizeOver(line, s.maxRecordBytes?.incomplete ?? DEFAULT_MAX_RECORD_BYTES) === 0) out.outputs.push({ kind: 'incomplete', tsv: line, event: ev })
     } else if (invalidReasons) out.invalid.push({ tsv: toTsv(f), reasons: invalidReasons })
   }
 
@@ -257,7 +257,7 @@ export class Enricher {
     }
     const dataSpan = memberSpan(text, span, 'data')!
     const dataText = () => compactJson(text, dataSpan[0], dataSpan[1])
-    const v = await validateData(this.settings.resolver, sd.key, sd.data)
+    const v = validateCached(this.settings.resolver, sd.key, sd.data) ?? (await validateData(this.settings.resolver, sd.key, sd.data))
     if (!v.ok) {
       if ('unavailable' in v) throw new Unavailable(v.unavailable)
       violations.push({ kind: 'IgluError', source, schemaKey: sd.uri, error: v.error, data: dataText(), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
@@ -415,6 +415,16 @@ export function piiEvent(parent: EnrichedEvent, batch: BatchContext, vEtl: strin
   ev.contexts = [{ schema: 'iglu:com.snowplowanalytics.snowplow/parent_event/jsonschema/1-0-0', data: `{"parentEventId":${quote(parent.get('event_id') as string)}}` }]
   finish(ev)
   return ev
+}
+
+/**
+ * The UTF-8 size of `s` when it is larger than `max` bytes, else 0. A string of
+ * n UTF-16 code units takes at most 3n bytes, so short strings are not measured.
+ */
+function sizeOver(s: string, max: number): number {
+  if (s.length * 3 <= max) return 0
+  const size = byteLength(s)
+  return size > max ? size : 0
 }
 
 function byteLength(s: string): number {

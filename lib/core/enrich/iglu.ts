@@ -6,7 +6,7 @@
  */
 import { formatSchemaVer, parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import type { RepositoryFailure, Resolver } from '../iglu/resolver'
-import { instanceErrors } from '../iglu/draft04'
+import { instanceErrors, type ValidateFunction } from '../iglu/draft04'
 import { isObject } from '../iglu/selfdesc'
 import { instant } from './time'
 
@@ -87,14 +87,37 @@ function resolutionError(failures: readonly RepositoryFailure[]): ClientError {
   }
 }
 
+/** Per resolved schema document (so a refreshed document is looked at again): what to validate with and the answer when valid. */
+const prepared = new WeakMap<object, { fn: ValidateFunction; valid: Validated }>()
+
+/** The Iglu URI of a key (keys come from the parse cache, so the text is kept per key object). */
+const keyUris = new WeakMap<SchemaKey, string>()
+function keyUri(key: SchemaKey): string {
+  let u = keyUris.get(key)
+  if (u === undefined) {
+    u = toIgluUri(key)
+    keyUris.set(key, u)
+  }
+  return u
+}
+
+/**
+ * The answer of `validateData` without any lookup, when the schema is cached
+ * (fresh) and `data` is valid against it; `undefined` otherwise (then call
+ * `validateData`, which reports errors and resolves what is missing).
+ */
+export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown): Validated | undefined {
+  const doc = resolver.cachedSchema(keyUri(key))
+  if (doc === undefined) return undefined
+  const p = prepared.get(doc)
+  return p !== undefined && p.fn(data) === true ? p.valid : undefined
+}
+
 /**
  * Validates `data` against the schema `key` names, following `$supersededBy`.
  * A lookup that failed for reasons other than "not found" is reported as
  * `unavailable` (a registry outage must not turn events into failures).
  */
-/** Per resolved schema document (so a refreshed document is looked at again): what to validate with. */
-const prepared = new WeakMap<object, { target: SchemaKey; uri: string; superseded?: { originalSchema: string; validatedWith: string }; fn: (d: unknown) => boolean; errors: () => unknown }>()
-
 export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown): Promise<Validated> {
   const found = await resolver.lookupSchema(key)
   if (!found.ok) {
@@ -102,7 +125,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
     return { ok: false, key, error: resolutionError(found.failures), resolution: true }
   }
   const p = prepared.get(found.value)
-  if (p && p.fn(data)) return { ok: true, key: p.target, uri: p.uri, superseded: p.superseded }
+  if (p && p.fn(data) === true) return p.valid
   let target = key
   let superseded: { originalSchema: string; validatedWith: string } | undefined
   const by = found.value.$supersededBy
@@ -122,8 +145,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
     const message = `Invalid schema: ${toIgluUri(target)} - ${v.message}`
     return { ok: false, key: target, error: { error: 'ValidationError', schemaIssues: [{ path: '$', message: v.message }] }, schemaMessage: message }
   }
-  const fn = v.fn
-  if (target === key) prepared.set(found.value, { target, uri: toIgluUri(target), superseded, fn: (d) => fn(d) as boolean, errors: () => fn.errors })
+  if (target === key) prepared.set(found.value, { fn: v.fn, valid: { ok: true, key: target, uri: toIgluUri(target), superseded } })
   if (v.fn(data)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
   const reports = instanceErrors(v.fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
   const error: ClientError = superseded

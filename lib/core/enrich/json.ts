@@ -155,11 +155,44 @@ export function arrayElements(text: string, span: [number, number]): [number, nu
   }
 }
 
-/** The span of member `key` of the object at `span` (the last one when repeated), if any. */
+/** The span of member `key` of the object at `span` (the last one when repeated), if any. Assumes valid JSON. */
 export function memberSpan(text: string, span: [number, number], key: string): [number, number] | undefined {
   let found: [number, number] | undefined
-  for (const [k, v] of objectMembers(text, span)) if (k === key) found = v
-  return found
+  let i = span[0] + 1
+  const end = span[1] - 1
+  for (;;) {
+    while (i < end) {
+      const c = text.charCodeAt(i)
+      if (c === 44 || isWs(c)) i++
+      else break
+    }
+    if (i >= end || text.charCodeAt(i) !== 34) return found
+    const kEnd = stringEnd(text, i)
+    const same = keyIs(text, i, kEnd, key)
+    i = kEnd
+    while (i < end) {
+      const c = text.charCodeAt(i)
+      if (c === 58 || isWs(c)) i++
+      else break
+    }
+    const v = valueSpan(text, i)
+    if (same) found = v
+    i = v[1]
+  }
+}
+
+/** Whether the JSON string literal `text[start, end)` decodes to `key`. */
+function keyIs(text: string, start: number, end: number, key: string): boolean {
+  const n = end - start - 2
+  let plain = true
+  for (let j = start + 1; j < end - 1; j++) {
+    if (text.charCodeAt(j) === 92) {
+      plain = false
+      break
+    }
+  }
+  if (plain) return n === key.length && text.startsWith(key, start + 1)
+  return (JSON.parse(text.slice(start, end)) as string) === key
 }
 
 /**
@@ -192,7 +225,14 @@ export function compactJson(text: string, start = 0, end = text.length): string 
 
 /** A JSON string literal with only `"`, `\` and control characters escaped. */
 export function quote(s: string): string {
-  return JSON.stringify(s)
+  const n = s.length
+  if (n > 256) return JSON.stringify(s)
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    // `"`, `\`, control characters and surrogates (lone ones are escaped) go through JSON.stringify
+    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s)
+  }
+  return '"' + s + '"'
 }
 
 /**

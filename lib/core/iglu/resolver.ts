@@ -72,21 +72,40 @@ function describe(e: RegistryError): string {
   return e.kind === 'NotFound' ? 'not found' : `${e.kind}: ${e.message}`
 }
 
+/**
+ * Least-recently-used cache. Recency is a counter stamped on each access (no
+ * Map reordering per hit); the least recent entry is found by a scan only when
+ * an insertion overflows the size.
+ */
 class TtlCache<T> {
-  private readonly map = new Map<string, Entry<T>>()
+  private readonly map = new Map<string, { e: Entry<T>; used: number }>()
+  private tick = 0
   constructor(private readonly size: number) {}
   get(k: string): Entry<T> | undefined {
-    const e = this.map.get(k)
-    if (e) {
-      this.map.delete(k)
-      this.map.set(k, e)
-    }
-    return e
+    const slot = this.map.get(k)
+    if (slot === undefined) return undefined
+    slot.used = ++this.tick
+    return slot.e
   }
   set(k: string, e: Entry<T>): void {
-    this.map.delete(k)
-    this.map.set(k, e)
-    while (this.map.size > this.size) this.map.delete(this.map.keys().next().value as string)
+    const slot = this.map.get(k)
+    if (slot !== undefined) {
+      slot.e = e
+      slot.used = ++this.tick
+      return
+    }
+    this.map.set(k, { e, used: ++this.tick })
+    while (this.map.size > this.size) {
+      let oldest: string | undefined
+      let min = Infinity
+      for (const [key, s] of this.map) {
+        if (s.used < min) {
+          min = s.used
+          oldest = key
+        }
+      }
+      this.map.delete(oldest as string)
+    }
   }
   clear(): void {
     this.map.clear()
@@ -190,6 +209,16 @@ export class Resolver {
         : list.map((f) => `${f.repository}: ${f.errors.map(describe).join('; ')}`).join(' | ')
       return { ok: false, message: `${what} could not be resolved (${detail})`, failures: list }
     })
+  }
+
+  /**
+   * The schema document of `uri` when the cache holds a fresh hit for it, else
+   * `undefined` (then use `lookupSchema`). No I/O; counts as a use of the entry.
+   */
+  cachedSchema(uri: string): JsonObject | undefined {
+    if (!this.enabled) return undefined
+    const e = this.schemas.get(uri)
+    return e !== undefined && e.ok && this.fresh(e) ? e.value : undefined
   }
 
   /** Looks a schema up; answers the full self-describing schema document. */
