@@ -29,6 +29,8 @@ const INT_RE = /^[+-]?[0-9]+$/
 
 /** Java Integer.parseInt; the text `null` (any case) is null. */
 export function toInt(s: string): Conv<number> {
+  const len = s.length
+  if (len > 0 && len < 10 && allDigits(s, 0, len)) return { ok: true, value: +s }
   if (s.length === 4 && s.toLowerCase() === 'null') return ok(null)
   if (!INT_RE.test(s)) return err('Cannot be converted to java.lang.Integer')
   const n = Number(s)
@@ -86,14 +88,21 @@ export function toDecimal(s: string): Conv<string> {
   return ok(`${sign}${mantissa}E${adjusted}`)
 }
 
-const DIMS_RE = /^([0-9]+)x([0-9]+)$/
+/** Whether `s[start, end)` is only ASCII digits. */
+function allDigits(s: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+  }
+  return true
+}
 
 /** `WIDTHxHEIGHT` → two integers. */
 export function toDims(s: string): { ok: true; value: [number, number] } | { ok: false; error: string } {
-  const m = DIMS_RE.exec(s)
-  if (!m) return { ok: false, error: 'Does not conform to regex (\\d+)x(\\d+)' }
-  const w = Number(m[1])
-  const h = Number(m[2])
+  const x = s.indexOf('x')
+  if (x <= 0 || x === s.length - 1 || !allDigits(s, 0, x) || !allDigits(s, x + 1, s.length)) return { ok: false, error: 'Does not conform to regex (\\d+)x(\\d+)' }
+  const w = Number(s.slice(0, x))
+  const h = Number(s.slice(x + 1))
   if (w > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
   if (h > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
   return { ok: true, value: [w, h] }
@@ -102,8 +111,29 @@ export function toDims(s: string): { ok: true; value: [number, number] } | { ok:
 const pad2 = (n: number) => (n < 10 ? '0' : '') + n
 const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n
 
+/** Recently formatted seconds (`yyyy-MM-dd HH:mm:ss.`), by second modulo the table size. */
+const SECONDS = 256
+const secondKeys = new Float64Array(SECONDS).fill(Number.NaN)
+const secondTexts: string[] = new Array<string>(SECONDS).fill('')
+
 /** `yyyy-MM-dd HH:mm:ss.SSS` in UTC (years beyond 9999 printed in full). */
 export function formatTimestamp(ms: number): string {
+  if (Number.isInteger(ms) && ms >= -8.64e15 && ms <= 8.64e15) {
+    const sec = Math.floor(ms / 1000)
+    const slot = sec & (SECONDS - 1)
+    const m = ms - sec * 1000
+    if (secondKeys[slot] !== sec) {
+      const full = formatDate(ms)
+      secondKeys[slot] = sec
+      secondTexts[slot] = full.slice(0, full.length - 3)
+      return full
+    }
+    return secondTexts[slot] + (m < 10 ? '00' : m < 100 ? '0' : '') + m
+  }
+  return formatDate(ms)
+}
+
+function formatDate(ms: number): string {
   const d = new Date(ms)
   const y = d.getUTCFullYear()
   const ys = y >= 0 && y < 10000 ? String(y).padStart(4, '0') : String(y)
@@ -112,10 +142,34 @@ export function formatTimestamp(ms: number): string {
 
 /** Milliseconds of a `yyyy-MM-dd HH:mm:ss.SSS` UTC timestamp. */
 export function parseTimestamp(s: string): number {
+  if (s.length === 23 && isTimestampText(s)) {
+    const d = (i: number) => s.charCodeAt(i) - 48
+    return Date.UTC(
+      d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3), d(5) * 10 + d(6) - 1, d(8) * 10 + d(9),
+      d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18), d(20) * 100 + d(21) * 10 + d(22),
+    )
+  }
   return Date.UTC(
     Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)),
     Number(s.slice(11, 13)), Number(s.slice(14, 16)), Number(s.slice(17, 19)), Number(s.slice(20, 23)),
   )
+}
+
+/** Digits where `yyyy-MM-dd HH:mm:ss.SSS` has them, and its separators. */
+function isTimestampText(s: string): boolean {
+  for (let i = 0; i < 23; i++) {
+    const c = s.charCodeAt(i)
+    if (i === 4 || i === 7) {
+      if (c !== 45) return false
+    } else if (i === 10) {
+      if (c !== 32) return false
+    } else if (i === 13 || i === 16) {
+      if (c !== 58) return false
+    } else if (i === 19) {
+      if (c !== 46) return false
+    } else if (c < 48 || c > 57) return false
+  }
+  return true
 }
 
 const MAX_DATE_MS = 8.64e15
@@ -125,6 +179,12 @@ const YEAR_10000 = 253402300800000
 
 /** Milliseconds since epoch (Java Long) → timestamp text; Redshift-compatible years only. */
 export function toTimestamp(s: string): Conv<string> {
+  // up to 15 digits, no sign: exact as a double, and the checks below reduce to the range
+  const n = s.length
+  if (n > 0 && n <= 15 && allDigits(s, 0, n)) {
+    const ms = +s
+    if (ms < YEAR_10000) return { ok: true, value: formatTimestamp(ms) }
+  }
   if (!LONG_RE.test(s)) return err('Not in the expected format: ms since epoch')
   const big = BigInt(s)
   if (big > 9223372036854775807n || big < -9223372036854775808n) return err('Not in the expected format: ms since epoch')
@@ -139,13 +199,31 @@ export function toTimestamp(s: string): Conv<string> {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** A canonical UUID (any case), lower-cased. */
+/** 0: not a canonical ASCII UUID; 1: one in lower case; 2: one with upper-case hex digits. */
+function uuidShape(s: string): number {
+  if (s.length !== 36) return 0
+  let upper = false
+  for (let i = 0; i < 36; i++) {
+    const c = s.charCodeAt(i)
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return 0
+    } else if (c >= 97 && c <= 102) continue
+    else if (c >= 48 && c <= 57) continue
+    else if (c >= 65 && c <= 70) upper = true
+    else return 0
+  }
+  return upper ? 2 : 1
+}
+
 export function toUuid(s: string): Conv<string> {
+  const shape = uuidShape(s)
+  if (shape === 1) return { ok: true, value: s }
   const l = s.toLowerCase()
   return UUID_RE.test(l) ? ok(l) : err('Not a valid UUID')
 }
 
 export function isUuid(s: string): boolean {
-  return UUID_RE.test(s.toLowerCase())
+  return uuidShape(s) !== 0 || UUID_RE.test(s.toLowerCase())
 }
 
 const PLATFORMS = new Set(['web', 'iot', 'app', 'mob', 'pc', 'cnsl', 'tv', 'srv', 'headset'])
@@ -156,8 +234,11 @@ export function toPlatform(s: string): Conv<string> {
 
 /** The part before the first `,`, `|` or space, TSV-safe. */
 export function toIp(s: string): string | null {
-  const m = /[ ,|]/.exec(s)
-  return tsv(m ? s.slice(0, m.index) : s)
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 32 || c === 44 || c === 124) return tsv(s.slice(0, i))
+  }
+  return tsv(s)
 }
 
 /** Event type code → event name. */
@@ -201,10 +282,33 @@ export function decodeBase64Lenient(s: string): Buffer {
   return out.subarray(0, n)
 }
 
-const CLEAN_B64 = /^[A-Za-z0-9+/_-]*={0,2}$/
+/** Whether `s` is clean base64 of either alphabet: alphabet characters, then at most two `=`. */
+function cleanBase64(s: string): boolean {
+  const n = s.length
+  let i = 0
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 128 || B64[c]! < 0) break
+  }
+  if (i === n) return true
+  if (n - i > 2) return false
+  for (; i < n; i++) if (s.charCodeAt(i) !== 61) return false
+  return true
+}
+
+/** Scratch space for decoding (reused: the decoded text is copied out). */
+let scratch = Buffer.allocUnsafe(4096)
 
 /** Lenient base64 → UTF-8 text (Node's decoder when the text is clean base64 of either alphabet). */
 export function base64Text(s: string): string {
-  if (CLEAN_B64.test(s) && s.length % 4 !== 1) return Buffer.from(s, 'base64').toString('utf8')
+  if (s.length % 4 !== 1 && cleanBase64(s)) {
+    const need = Math.ceil((s.length * 3) / 4) + 3
+    if (need > scratch.length) {
+      if (need > 1 << 20) return Buffer.from(s, 'base64').toString('utf8')
+      scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2))
+    }
+    const n = scratch.write(s, 0, 'base64')
+    return scratch.toString('utf8', 0, n)
+  }
   return decodeBase64Lenient(s).toString('utf8')
 }

@@ -42,6 +42,37 @@ export type LoadResult =
 const SCHEMA_CRITERION = 'iglu:com.snowplowanalytics.snowplow/CollectorPayload/thrift/1-0-*'
 const PATH_RE = /^\/?([^/]+)\/([^/]+)\/?$/
 
+/** The last schema URI accepted (every record of a stream carries the same one). */
+let acceptedUri = ''
+
+function acceptedSchema(uri: string): boolean {
+  if (uri === acceptedUri) return true
+  const key = parseIgluUri(uri)
+  const ok =
+    key.ok &&
+    key.value.vendor === 'com.snowplowanalytics.snowplow' &&
+    key.value.name === 'CollectorPayload' &&
+    key.value.format === 'thrift' &&
+    key.value.version.model === 1 &&
+    key.value.version.revision === 0
+  if (ok) acceptedUri = uri
+  return ok
+}
+
+/** `(/)vendor/version(/)` of recent paths (a handful of paths carry nearly every request). */
+const pathCache = new Map<string, readonly [string, string] | null>()
+
+function pathParts(path: string): readonly [string, string] | null {
+  let r = pathCache.get(path)
+  if (r === undefined) {
+    const m = PATH_RE.exec(path)
+    r = m ? [m[1]!, m[2]!] : null
+    if (pathCache.size >= 256) pathCache.clear()
+    pathCache.set(path, r)
+  }
+  return r
+}
+
 /** Loads one Thrift CollectorPayload (an uncompressed record or one element of a compressed one). */
 export function loadThrift(bytes: Uint8Array): LoadResult {
   const d = decodeCollectorPayload(bytes)
@@ -51,15 +82,7 @@ export function loadThrift(bytes: Uint8Array): LoadResult {
 
 export function fromDecoded(p: DecodedCollectorPayload): LoadResult {
   const messages: CPFormatMessage[] = []
-  const key = p.schema === undefined ? undefined : parseIgluUri(p.schema)
-  if (
-    !key?.ok ||
-    key.value.vendor !== 'com.snowplowanalytics.snowplow' ||
-    key.value.name !== 'CollectorPayload' ||
-    key.value.format !== 'thrift' ||
-    key.value.version.model !== 1 ||
-    key.value.version.revision !== 0
-  ) {
+  if (p.schema === undefined || !acceptedSchema(p.schema)) {
     return { ok: false, loader: 'thrift', messages: [{ error: `verifying record as ${SCHEMA_CRITERION} failed: found ${p.schema ?? 'null'}` }] }
   }
   const encoding = p.encoding ?? 'UTF-8'
@@ -74,10 +97,10 @@ export function fromDecoded(p: DecodedCollectorPayload): LoadResult {
   if (p.path === undefined || p.path === null) {
     messages.push({ payloadField: 'path', value: null, expectation: 'request does not contain a path' })
   } else {
-    const m = PATH_RE.exec(p.path)
+    const m = pathParts(p.path)
     if (m) {
-      vendor = m[1]!
-      version = m[2]!
+      vendor = m[0]
+      version = m[1]
     } else if (p.path.startsWith('/ice.png') || p.path === '/i' || p.path.startsWith('/i?')) {
       vendor = 'com.snowplowanalytics.snowplow'
       version = 'tp1'
@@ -128,6 +151,12 @@ function ipAfter(header: string, prefix: string): string | undefined {
 export function extractIpAddress(headers: readonly string[], fallback: string | null): string | null {
   let forwarded: string | undefined
   for (const h of headers) {
+    // only headers starting with x or f can match: the others just reset `forwarded`
+    const c0 = h.charCodeAt(0) | 0x20
+    if (c0 !== 120 && c0 !== 102) {
+      forwarded = undefined
+      continue
+    }
     const lower = h.toLowerCase()
     if (lower.startsWith(XFF)) {
       const ip = ipAfter(lower, XFF)

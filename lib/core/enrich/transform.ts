@@ -49,12 +49,72 @@ const TS: Record<string, number> = { dtm: F.dvce_created_tstamp, stm: F.dvce_sen
 const DIMS: Record<string, [number, number]> = {
   res: [F.dvce_screenwidth, F.dvce_screenheight], vp: [F.br_viewwidth, F.br_viewheight], ds: [F.doc_width, F.doc_height],
 }
-const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
+
+/** How each tracker parameter is mapped: a kind code and the column(s) it sets. */
+const K_STR = 1
+const K_INT = 2
+const K_DEC = 3
+const K_BOOL = 4
+const K_TS = 5
+const K_DIMS = 6
+const K_E = 7
+const K_P = 8
+const K_IP = 9
+const K_EID = 10
+const K_SID = 11
+const K_TNUID = 12
+const K_UE_PR = 13
+const K_UE_PX = 14
+const K_CO = 15
+const K_CX = 16
+
+interface Mapping {
+  readonly kind: number
+  readonly col: number
+  readonly col2: number
+}
+
+const MAPPINGS = new Map<string, Mapping>()
+function addMappings(kind: number, table: Record<string, number | [number, number]>): void {
+  for (const k in table) {
+    if (MAPPINGS.has(k)) throw new Error(`parameter ${k} mapped twice`)
+    const c = table[k]!
+    MAPPINGS.set(k, typeof c === 'number' ? { kind, col: c, col2: -1 } : { kind, col: c[0], col2: c[1] })
+  }
+}
+addMappings(K_STR, STR)
+addMappings(K_INT, INT)
+addMappings(K_DEC, DEC)
+addMappings(K_BOOL, BOOL)
+addMappings(K_TS, TS)
+addMappings(K_DIMS, DIMS)
+addMappings(K_E, { e: F.event })
+addMappings(K_P, { p: F.platform })
+addMappings(K_IP, { ip: F.user_ipaddress })
+addMappings(K_EID, { eid: F.event_id })
+addMappings(K_SID, { sid: F.domain_sessionid })
+addMappings(K_TNUID, { tnuid: -1 })
+addMappings(K_UE_PR, { ue_pr: -1 })
+addMappings(K_UE_PX, { ue_px: -1 })
+addMappings(K_CO, { co: -1 })
+addMappings(K_CX, { cx: -1 })
 
 /** Removes CR and LF and turns tabs into 4 spaces (the collector's user agent). */
 function cleanUserAgent(s: string): string | null {
-  const out = s.replace(/\t/g, '    ').replace(/[\r\n]/g, '')
+  let clean = true
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 9 || c === 10 || c === 13) {
+      clean = false
+      break
+    }
+  }
+  const out = clean ? s : s.replace(/\t/g, '    ').replace(/[\r\n]/g, '')
   return out.length === 0 ? null : out
+}
+
+function parseError(errors: AtomicError[], field: string, value: string, error: string): void {
+  errors.push({ field, value, message: error, keyword: 'atomic_field_parse_error' })
 }
 
 /** Sets the defaults from the request, then maps every parameter. */
@@ -77,40 +137,40 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   let unstruct: string | null = null
   let contexts: string | null = null
   let tnuid: string | undefined
-  const fail = (field: string, value: string, c: { ok: false; error: string }) =>
-    errors.push({ field, value, message: c.error, keyword: 'atomic_field_parse_error' })
-  const apply = <T extends string | number>(field: string, value: string, c: Conv<T>, idx: number) => {
-    if (c.ok) f[idx] = c.value
-    else fail(field, value, c)
-  }
 
   for (const [k, v] of raw.parameters) {
     if (v === null) continue
-    if (has(STR, k)) f[STR[k]!] = tsv(v)
-    else if (has(INT, k)) apply(k, v, toInt(v), INT[k]!)
-    else if (has(DEC, k)) apply(k, v, toDecimal(v), DEC[k]!)
-    else if (has(BOOL, k)) apply(k, v, toBool(v), BOOL[k]!)
-    else if (has(TS, k)) apply(k, v, toTimestamp(v), TS[k]!)
-    else if (has(DIMS, k)) {
-      const d = toDims(v)
-      if (d.ok) {
-        f[DIMS[k]![0]] = d.value[0]
-        f[DIMS[k]![1]] = d.value[1]
-      } else fail(k, v, d)
-    } else {
-      switch (k) {
-        case 'e': apply(k, v, toEventType(v), F.event); break
-        case 'p': apply(k, v, toPlatform(v), F.platform); break
-        case 'ip': f[F.user_ipaddress] = toIp(v); break
-        case 'eid': apply(k, v, toUuid(v), F.event_id); break
-        case 'sid': apply(k, v, toUuid(v), F.domain_sessionid); break
-        case 'tnuid': tnuid = v; break
-        case 'ue_pr': unstruct = v; break
-        case 'ue_px': unstruct = base64Text(v); break
-        case 'co': contexts = v; break
-        case 'cx': contexts = base64Text(v); break
+    const m = MAPPINGS.get(k)
+    if (m === undefined) continue
+    let c: Conv<string | number>
+    switch (m.kind) {
+      case K_STR: f[m.col] = tsv(v); continue
+      case K_INT: c = toInt(v); break
+      case K_DEC: c = toDecimal(v); break
+      case K_BOOL: c = toBool(v); break
+      case K_TS: c = toTimestamp(v); break
+      case K_DIMS: {
+        const d = toDims(v)
+        if (d.ok) {
+          f[m.col] = d.value[0]
+          f[m.col2] = d.value[1]
+        } else parseError(errors, k, v, d.error)
+        continue
       }
+      case K_E: c = toEventType(v); break
+      case K_P: c = toPlatform(v); break
+      case K_IP: f[m.col] = toIp(v); continue
+      case K_EID: c = toUuid(v); break
+      case K_SID: c = toUuid(v); break
+      case K_TNUID: tnuid = v; continue
+      case K_UE_PR: unstruct = v; continue
+      case K_UE_PX: unstruct = base64Text(v); continue
+      case K_CO: contexts = v; continue
+      case K_CX: contexts = base64Text(v); continue
+      default: continue
     }
+    if (c.ok) f[m.col] = c.value
+    else parseError(errors, k, v, c.error)
   }
   if (tnuid !== undefined) f[F.network_userid] = tsv(tnuid)
   return { errors, unstruct, contexts }
