@@ -6,6 +6,8 @@
  * `npm run bench -- enrich`; profile with `node --cpu-prof --import tsx test/bench/enrich.ts`.
  */
 import { resolve } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { Enricher } from '../../lib/core/enrich/enrich'
 import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
 import { defaultResolver } from '../../lib/core/iglu/resolver-config'
@@ -115,11 +117,17 @@ for (let i = 0; i < 3; i++) {
 }
 const rate = enrich.cpu
 const ratio = enrich.cpu / ceiling.cpu
-global.gc?.()
-const before = process.memoryUsage().heapUsed
+// Retained memory: heap after a full collection with 5,000 outcomes held, minus before.
+// (Without collections on both sides the difference mostly counts garbage.)
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
 const batch = { etlTimestamp: Date.now(), newEventId: () => '00000000-0000-4000-8000-000000000000' }
+const slice = records.slice(0, 5000)
+gc()
+const before = process.memoryUsage().heapUsed
 const kept = []
-for (const r of records.slice(0, 5000)) kept.push(await enricher.enrichRecord(r, batch))
+for (const r of slice) kept.push(await enricher.enrichRecord(r, batch))
+gc()
 const perEvent = (process.memoryUsage().heapUsed - before) / kept.length
 
 console.log(`events: ${N} (${good} good, ${failed} bad per pass; mix: 40% page views with 2 contexts, 30% self-describing with 2 contexts, 20% structured, 10% invalid)`)
@@ -129,4 +137,4 @@ console.log(`enrich:                                    ${f(enrich.cpu)} events/
 console.log(`ratio enrich / ceiling (CPU time):         ${ratio.toFixed(2)}`)
 console.log(`memory per enriched outcome (retained):    ${Math.round(perEvent).toLocaleString('en')} bytes`)
 console.log(`targets: ≥ 20,000 events/s/core ${rate >= 20_000 ? 'met' : 'NOT met'}; ≥ 0.3 of the ceiling ${ratio >= 0.3 ? 'met' : 'NOT met'}`)
-if (sink < 0) console.log(sink)
+if (sink < 0 || kept.length < 0) console.log(sink)

@@ -143,16 +143,21 @@ function formatDate(ms: number): string {
 /** Milliseconds of a `yyyy-MM-dd HH:mm:ss.SSS` UTC timestamp. */
 export function parseTimestamp(s: string): number {
   if (s.length === 23 && isTimestampText(s)) {
-    const d = (i: number) => s.charCodeAt(i) - 48
     return Date.UTC(
-      d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3), d(5) * 10 + d(6) - 1, d(8) * 10 + d(9),
-      d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18), d(20) * 100 + d(21) * 10 + d(22),
+      digits(s, 0, 4), digits(s, 5, 7) - 1, digits(s, 8, 10), digits(s, 11, 13), digits(s, 14, 16), digits(s, 17, 19), digits(s, 20, 23),
     )
   }
   return Date.UTC(
     Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)),
     Number(s.slice(11, 13)), Number(s.slice(14, 16)), Number(s.slice(17, 19)), Number(s.slice(20, 23)),
   )
+}
+
+/** The number the ASCII digits `s[start, end)` write. */
+function digits(s: string, start: number, end: number): number {
+  let n = 0
+  for (let i = start; i < end; i++) n = n * 10 + s.charCodeAt(i) - 48
+  return n
 }
 
 /** Digits where `yyyy-MM-dd HH:mm:ss.SSS` has them, and its separators. */

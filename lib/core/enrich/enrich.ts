@@ -17,7 +17,7 @@ import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type DataReport, type IgluParseCode } from './iglu'
-import { arrayElements, compactJson, memberSpan, parseJson, quote, Raw, stringify, valueSpan } from './json'
+import { arrayElements, compactJson, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
 import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput } from './steps'
 import { instant } from './time'
@@ -155,7 +155,7 @@ export class Enricher {
     const size = sizeOver(json, max)
     if (size > max) {
       out.outputs.push({ kind: 'bad', type: 'size_violation', json: sizeViolation(this.settings.processor, at, max, size, `Bad row exceeds the maximum allowed size of ${max} bytes`, json.slice(0, Math.floor(max / 10))) })
-    } else out.outputs.push({ kind: 'bad', type, json })
+    } else out.outputs.push({ kind: 'bad', type, json: flat(json) })
   }
 
   private async enrichEvent(raw: RawEvent, batch: BatchContext, out: { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }): Promise<void> {
@@ -191,9 +191,13 @@ export class Enricher {
     const e3: Violation[] = []
     const lengthErrors: AtomicError[] = []
     const f = ev.f
-    for (const [i, name, limit] of this.limits) {
+    const limits = this.limits
+    for (let j = 0; j < limits.length; j++) {
+      const i = limits[j]![0]
       const v = f[i]
-      if (typeof v === 'string' && v.length > limit) {
+      if (typeof v === 'string' && v.length > limits[j]![2]) {
+        const name = limits[j]![1]
+        const limit = limits[j]![2]
         lengthErrors.push({ field: name, value: v, message: `Field is longer than maximum allowed size ${limit}`, keyword: 'atomic_field_length_exceeded' })
         if (s.emitFailed && !NEVER_NULLED.has(name)) f[i] = null
       }
@@ -242,34 +246,47 @@ export class Enricher {
     } else if (invalidReasons) out.invalid.push({ tsv: toTsv(f), reasons: invalidReasons })
   }
 
-  /** Parses and validates one self-describing value; returns its data text or records a violation. */
+  /**
+   * Validates one self-describing value (`span`: its text); returns its data
+   * text (compact, when `withData`) or records a violation. `dataSpan`: the
+   * span of its `data` member when the caller already has it.
+   */
   private async checkSdj(
     value: unknown,
     text: string,
     span: [number, number],
     source: string,
     violations: Violation[],
+    withData: boolean,
+    dataSpan?: [number, number],
   ): Promise<{ uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined> {
     const sd = asSelfDescribing(value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text, span[0], span[1]), code: sd.code })
       return undefined
     }
-    const dataSpan = memberSpan(text, span, 'data')!
-    const dataText = () => compactJson(text, dataSpan[0], dataSpan[1])
-    const v = validateCached(this.settings.resolver, sd.key, sd.data) ?? (await validateData(this.settings.resolver, sd.key, sd.data))
+    const resolver = this.settings.resolver
+    const v = validateCached(resolver, sd.key, sd.data) ?? (await validateData(resolver, sd.key, sd.data))
     if (!v.ok) {
       if ('unavailable' in v) throw new Unavailable(v.unavailable)
-      violations.push({ kind: 'IgluError', source, schemaKey: sd.uri, error: v.error, data: dataText(), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
+      const ds = dataSpan ?? memberSpan(text, span, 'data')!
+      violations.push({ kind: 'IgluError', source, schemaKey: sd.uri, error: v.error, data: compactJson(text, ds[0], ds[1]), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
       return undefined
     }
-    return { uri: v.uri, data: dataText(), superseded: v.superseded }
+    let data = ''
+    if (withData) {
+      const ds = dataSpan ?? memberSpan(text, span, 'data')!
+      data = compactJson(text, ds[0], ds[1])
+    }
+    return { uri: v.uri, data, superseded: v.superseded }
   }
 
   private noteSuperseded(ev: EnrichedEvent, sup: { originalSchema: string; validatedWith: string } | undefined): void {
     if (!sup) return
     const data = stringify(sup)
-    if (!ev.validationInfo.some((e) => e.data === data)) ev.validationInfo.push({ schema: VALIDATION_INFO, data })
+    const seen = ev.validationInfo
+    for (let i = 0; i < seen.length; i++) if (seen[i]!.data === data) return
+    seen.push({ schema: VALIDATION_INFO, data })
   }
 
   private async unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> {
@@ -279,7 +296,6 @@ export class Enricher {
       violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
       return
     }
-    const whole = valueSpan(text, 0)
     const sd = asSelfDescribing(parsed.doc.value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
@@ -289,10 +305,11 @@ export class Enricher {
       violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: UNSTRUCT_CRITERION, data: compactJson(text) })
       return
     }
-    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations)
-    if (!wrapper) return
+    const whole = documentSpan(text)
     const innerSpan = memberSpan(text, whole, 'data')!
-    const inner = await this.checkSdj(sd.data, text, innerSpan, source, violations)
+    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations, false, innerSpan)
+    if (!wrapper) return
+    const inner = await this.checkSdj(sd.data, text, innerSpan, source, violations, true)
     if (!inner) return
     this.noteSuperseded(ev, inner.superseded)
     ev.unstruct = { schema: inner.uri, data: inner.data }
@@ -305,7 +322,6 @@ export class Enricher {
       violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
       return
     }
-    const whole = valueSpan(text, 0)
     const sd = asSelfDescribing(parsed.doc.value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
@@ -315,12 +331,14 @@ export class Enricher {
       violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: CONTEXTS_CRITERION, data: compactJson(text) })
       return
     }
-    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations)
+    const whole = documentSpan(text)
+    const dataSpan = memberSpan(text, whole, 'data')!
+    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
     if (!wrapper || !Array.isArray(sd.data)) return
-    const spans = arrayElements(text, memberSpan(text, whole, 'data')!)
+    const spans = arrayElements(text, dataSpan)
     const items = sd.data as unknown[]
     for (let i = 0; i < items.length; i++) {
-      const entity = await this.checkSdj(items[i], text, spans[i]!, source, violations)
+      const entity = await this.checkSdj(items[i], text, spans[i]!, source, violations, true)
       if (!entity) continue
       this.noteSuperseded(ev, entity.superseded)
       ev.contexts.push({ schema: entity.uri, data: entity.data })
@@ -425,6 +443,19 @@ function sizeOver(s: string, max: number): number {
   if (s.length * 3 <= max) return 0
   const size = byteLength(s)
   return size > max ? size : 0
+}
+
+/** Span of the single JSON value `text` holds (valid JSON: only whitespace around it). */
+function documentSpan(text: string): [number, number] {
+  let start = 0
+  let end = text.length
+  while (start < end && isWs(text.charCodeAt(start))) start++
+  while (end > start && isWs(text.charCodeAt(end - 1))) end--
+  return [start, end]
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9
 }
 
 function byteLength(s: string): number {

@@ -3,7 +3,7 @@
  * carry (`PartiallyEnrichedEvent`).
  */
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from './fields'
-import { quote } from './json'
+import { flat, quote } from './json'
 
 /** A self-describing entity: its (validated) schema URI and the compact text of its data. */
 export interface Entity {
@@ -104,7 +104,7 @@ export function toTsv(f: readonly Value[]): string {
     if (typeof v === 'string') s += v
     else s += FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v)
   }
-  return s
+  return flat(s)
 }
 
 /** The JSON object bad rows carry: every column by name, null when unset; decimals and JSON columns as strings. */

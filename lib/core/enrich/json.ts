@@ -223,6 +223,17 @@ export function compactJson(text: string, start = 0, end = text.length): string 
   return out + text.slice(runStart, end)
 }
 
+/**
+ * `s` as one flat string. Text built by concatenation is a tree of pieces
+ * (each holding on to what it was cut from) until something reads it; outputs
+ * are kept for a while (batches, retries), so they are flattened once
+ * (reading a character makes V8 flatten the tree in place).
+ */
+export function flat(s: string): string {
+  s.charCodeAt(0)
+  return s
+}
+
 /** A JSON string literal with only `"`, `\` and control characters escaped. */
 export function quote(s: string): string {
   const n = s.length
