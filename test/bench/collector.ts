@@ -1,14 +1,16 @@
 /**
  * Collector throughput through the local gateway (API Gateway v2 event → the
- * collector handler → PutRecords to kinesalite) against a bare Node HTTP
- * server that only reads the body and answers 200, measured in the same run
- * with the same client: a typical tracker POST (a batch of 10 browser events with base64
- * contexts, ~9 kB),
- * a bounded number of requests over loopback with keep-alive.
+ * collector handler → PutRecords to Kinesis) against a bare Node HTTP server
+ * that only reads the body and answers 200, measured in the same run with the
+ * same client: a typical tracker POST (a batch of 10 browser events with
+ * base64 contexts, ~9 kB), a bounded number of requests over loopback with
+ * keep-alive. The load client runs in its own process, and so do the
+ * emulators (as the AWS services are elsewhere); a second collector line shows
+ * the `npm start` layout, with the emulators in the gateway's process.
  *
  *   npm run bench -- collector        (or: node --import tsx test/bench/collector.ts [requests] [concurrency])
  */
-import { Agent, createServer, request } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { startLocalStack } from '../../lib/local/stack'
@@ -19,6 +21,7 @@ import { handleCollectorRequest } from '../../lib/core/collector/service'
 import type { HttpRequest } from '../../lib/http/types'
 import { decodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { referenceDecode } from '../unit/collector/thrift-reference'
+import { emulatorsProcess, loadFromOtherProcess, nullKinesisProcess } from './support/processes'
 
 /** Decodes per second of one raw record: the hand-written reader vs the thrift package's TBinaryProtocol. */
 function decodeRates(record: Buffer, n: number): { hand: number; pkg: number } {
@@ -96,35 +99,9 @@ const HEADERS = {
   cookie: 'sp=c5f3a09f-75f8-4309-bec5-fea560f78455',
 }
 
-async function load(baseUrl: string, body: string, total: number, method = 'POST'): Promise<{ seconds: number; statuses: Map<number, number> }> {
-  const url = new URL(PATH, baseUrl)
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-  const statuses = new Map<number, number>()
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(url, { method, agent, headers: { ...HEADERS, 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume()
-        res.on('end', () => {
-          statuses.set(res.statusCode ?? 0, (statuses.get(res.statusCode ?? 0) ?? 0) + 1)
-          resolve()
-        })
-      })
-      req.on('error', reject)
-      req.end(body)
-    })
-  let next = 0
-  const started = process.hrtime.bigint()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) {
-        next++
-        await one()
-      }
-    }),
-  )
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  agent.destroy()
-  return { seconds, statuses }
+async function load(baseUrl: string, body: string, total: number, method = 'POST'): Promise<{ seconds: number; statuses: Map<number, number>; p50Ms: number; p99Ms: number }> {
+  const r = await loadFromOtherProcess({ url: new URL(PATH, baseUrl).href, method, headers: HEADERS, body, total, concurrency: CONCURRENCY })
+  return { ...r, statuses: new Map(Object.entries(r.statuses).map(([k, v]) => [Number(k), v])) }
 }
 
 function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -160,7 +137,8 @@ async function main() {
   const base = await load(bare.url, body, REQUESTS)
   await bare.close()
 
-  const stack = await startLocalStack({ triggers: false, namePrefix: `bench${process.pid}` })
+  const emulators = await emulatorsProcess()
+  const stack = await startLocalStack({ triggers: false, endpoints: emulators.endpoints, namePrefix: `bench${process.pid}` })
   try {
     await load(stack.url, body, WARMUP)
     const coll = await load(stack.url, body, REQUESTS)
@@ -174,16 +152,44 @@ async function main() {
     const summary = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: stack.names.streams.raw }))
     const baseRps = REQUESTS / base.seconds
     const collRps = REQUESTS / coll.seconds
-    console.log(`bare Node http server      ${fmt(baseRps).padStart(8)} req/s  (${base.seconds.toFixed(2)} s)`)
-    console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
-    console.log(`ratio collector / bare     ${(collRps / baseRps).toFixed(3)}  (${(baseRps / collRps).toFixed(1)}x slower)`)
+    const ms = (r: { p50Ms: number; p99Ms: number }) => `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms`
+    console.log(`bare Node http server       ${fmt(baseRps).padStart(7)} req/s  (${base.seconds.toFixed(2)} s, ${ms(base)})`)
+    console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${ms(coll)}, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
+    console.log(`ratio collector / bare      ${(collRps / baseRps).toFixed(3)}`)
     console.log(`gateway + handler, no write ${fmt(REQUESTS / noWrite.seconds).padStart(7)} req/s  (OPTIONS through the same path: the Kinesis write's share is the rest)`)
     const core = coreOnly(body, 20_000)
-    console.log(`collector core alone       ${fmt(core.rate).padStart(8)} req/s  (request → response and Thrift records, no I/O)`)
+    console.log(`collector core alone        ${fmt(core.rate).padStart(7)} req/s  (request → response and Thrift records, no I/O)`)
     const dec = decodeRates(core.record, 50_000)
     console.log(`Thrift decode, ${core.record.length}-byte record: hand-written ${fmt(dec.hand)}/s, thrift package ${fmt(dec.pkg)}/s (${(dec.hand / dec.pkg).toFixed(1)}x)`)
   } finally {
     await stack.stop()
+    await emulators.stop()
+  }
+
+  // The collector alone: the same path, writing to a Kinesis endpoint that stores nothing.
+  const emulators2 = await emulatorsProcess()
+  const nullKinesis = await nullKinesisProcess()
+  const bare2 = await startLocalStack({ triggers: false, endpoints: { ...emulators2.endpoints, kinesis: nullKinesis.url }, namePrefix: `benchnull${process.pid}` })
+  try {
+    await load(bare2.url, body, WARMUP)
+    const r = await load(bare2.url, body, REQUESTS)
+    if ((r.statuses.get(200) ?? 0) !== REQUESTS) throw new Error(`collector answered ${JSON.stringify([...r.statuses])}`)
+    const rps = REQUESTS / r.seconds
+    console.log(`collector, Kinesis that stores nothing ${fmt(rps).padStart(7)} req/s, ratio ${(rps / (REQUESTS / base.seconds)).toFixed(3)}  (gateway + handler + Thrift + SDK PutRecords; the rest of the gap above is the Kinesis emulator)`)
+  } finally {
+    await bare2.stop()
+    await nullKinesis.stop()
+    await emulators2.stop()
+  }
+
+  // The npm start layout: emulators in the gateway's own process.
+  const local = await startLocalStack({ triggers: false, namePrefix: `benchlocal${process.pid}` })
+  try {
+    await load(local.url, body, WARMUP)
+    const r = await load(local.url, body, REQUESTS)
+    console.log(`collector, emulators in the gateway's process (npm start) ${fmt(REQUESTS / r.seconds)} req/s, ratio ${(REQUESTS / r.seconds / (REQUESTS / base.seconds)).toFixed(3)}`)
+  } finally {
+    await local.stop()
   }
 }
 

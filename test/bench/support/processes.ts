@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { LocalEndpoints } from '../../../lib/aws/clients'
+import type { LoadJob, LoadResult } from './load-client'
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+function tsx(script: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const nl = out.indexOf('\n')
+      if (nl >= 0) resolve(out.slice(0, nl))
+    })
+    child.once('exit', (code) => reject(new Error(`${child.spawnargs.join(' ')} exited with ${code} before answering`)))
+  })
+}
+
+/** Starts the emulators in their own process. */
+export async function emulatorsProcess(): Promise<{ endpoints: LocalEndpoints; stop(): Promise<void> }> {
+  const child = tsx('emulators.ts', [])
+  const endpoints = JSON.parse(await firstLine(child)) as LocalEndpoints
+  return {
+    endpoints,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/** Runs a load job from a separate client process. */
+export async function loadFromOtherProcess(job: LoadJob): Promise<LoadResult> {
+  return JSON.parse(await firstLine(tsx('load-client.ts', [JSON.stringify(job)]))) as LoadResult
+}
+
+/** Starts a Kinesis endpoint that accepts and drops every write, in its own process. */
+export async function nullKinesisProcess(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = tsx('null-kinesis.ts', [])
+  const { url } = JSON.parse(await firstLine(child)) as { url: string }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
