@@ -60,8 +60,12 @@ function tp1(p: LoadedPayload): AdapterResult {
   return { ok: true, events: [{ payload: p, parameters: toParamMap(p.querystring) }] }
 }
 
+function tpFail(messages: AdapterMessage[]): AdapterResult {
+  return { ok: false, badRow: 'tracker_protocol_violations', messages }
+}
+
 async function tp2(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult> {
-  const fail = (messages: AdapterMessage[]): AdapterResult => ({ ok: false, badRow: 'tracker_protocol_violations', messages })
+  const fail = tpFail
   const qs = toParamMap(p.querystring)
   const hasBody = p.body !== null && p.body !== ''
   if (!hasBody && qs.size === 0) {
@@ -97,7 +101,9 @@ async function tp2(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult
       continue
     }
     const params: Params = new Map()
-    for (const [k, val] of Object.entries(item as Record<string, unknown>)) {
+    const obj = item as Record<string, unknown>
+    for (const k in obj) {
+      const val = obj[k]
       if (val === null) messages.push(input(k, null, 'value cannot be null'))
       else if (typeof val !== 'string') messages.push(input(k, stringify(val), 'value is not a string'))
       else params.set(k, val)

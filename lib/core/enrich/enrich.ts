@@ -178,7 +178,8 @@ export class Enricher {
     const e2: EnrichmentFailure[] = []
     const input: StepInput = { raw, pageQuery: null }
     for (const step of this.steps) {
-      const r = await step.run(ev, input)
+      const ran = step.run(ev, input)
+      const r = isPromise(ran) ? await ran : ran
       if (r.failures) for (const x of r.failures) e2.push(x)
       if (r.contexts && r.contexts.length > 0) ev.derived = [...r.contexts, ...ev.derived]
       if (r.drop) {
@@ -452,6 +453,10 @@ function documentSpan(text: string): [number, number] {
   while (start < end && isWs(text.charCodeAt(start))) start++
   while (end > start && isWs(text.charCodeAt(end - 1))) end--
   return [start, end]
+}
+
+function isPromise<T>(x: T | PromiseLike<T>): x is PromiseLike<T> {
+  return x !== null && typeof x === 'object' && typeof (x as { then?: unknown }).then === 'function'
 }
 
 function isWs(c: number): boolean {

@@ -94,8 +94,15 @@ export function javaFloat(x: number): string {
   return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exp}`
 }
 
+const FLOAT_COLUMNS = FIELD_KINDS.flatMap((k, i) => (k === 'float' ? [i] : []))
+
 /** The 131-column TSV line. */
 export function toTsv(f: readonly Value[]): string {
+  // Without float values, joining writes every column as below (null → empty, numbers
+  // with String) and gives a flat string.
+  let plain = f.length === FIELD_COUNT
+  for (let j = 0; j < FLOAT_COLUMNS.length; j++) if (typeof f[FLOAT_COLUMNS[j]!] === 'number') plain = false
+  if (plain) return f.join('\t')
   let s = ''
   for (let i = 0; i < FIELD_COUNT; i++) {
     const v = f[i]

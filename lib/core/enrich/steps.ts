@@ -71,6 +71,20 @@ export function derivedTimestamp(created: string | null, sent: string | null, co
   return collector
 }
 
+/** vendor, name, format and version of recently seen event schemas. */
+const schemaPartsCache = new Map<string, readonly [string, string, string, string] | null>()
+
+function schemaParts(schema: string): readonly [string, string, string, string] | null {
+  let r = schemaPartsCache.get(schema)
+  if (r === undefined) {
+    const m = /^iglu:([^/]+)\/([^/]+)\/([^/]+)\/(.+)$/.exec(schema)
+    r = m ? [m[1]!, m[2]!, m[3]!, m[4]!] : null
+    if (schemaPartsCache.size >= 1000) schemaPartsCache.clear()
+    schemaPartsCache.set(schema, r)
+  }
+  return r
+}
+
 export const BUILT_IN_STEPS: readonly Enrichment[] = [
   {
     id: 'v_collector',
@@ -155,12 +169,12 @@ export const BUILT_IN_STEPS: readonly Enrichment[] = [
       const event = ev.f[F.event] as string | null
       if (event === 'unstruct') {
         if (ev.unstruct !== null) {
-          const m = /^iglu:([^/]+)\/([^/]+)\/([^/]+)\/(.+)$/.exec(ev.unstruct.schema)
+          const m = schemaParts(ev.unstruct.schema)
           if (m) {
-            ev.f[F.event_vendor] = m[1]!
-            ev.f[F.event_name] = m[2]!
-            ev.f[F.event_format] = m[3]!
-            ev.f[F.event_version] = m[4]!
+            ev.f[F.event_vendor] = m[0]
+            ev.f[F.event_name] = m[1]
+            ev.f[F.event_format] = m[2]
+            ev.f[F.event_version] = m[3]
           }
         }
         return none

@@ -104,7 +104,7 @@ function build(text: string): UriParse {
 
 /** Parses a URL as enrich does; the error names both attempts. */
 export function parseUri(raw: string): UriParse {
-  const spaced = raw.replace(/ /g, '%20')
+  const spaced = raw.indexOf(' ') < 0 ? raw : raw.replace(/ /g, '%20')
   const bad = firstIllegal(spaced)
   if (bad < 0) {
     const r = build(spaced)

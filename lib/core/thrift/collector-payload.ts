@@ -128,11 +128,16 @@ function readLength(): number {
   return len
 }
 
+/** Buffer's own UTF-8 slicer (what `toString('utf8', start, end)` ends up calling, without its argument handling). */
+interface Utf8Slicer {
+  utf8Slice(start: number, end: number): string
+}
+
 function readString(): string {
   const len = readLength()
   const start = rpos
   rpos += len
-  return len === 0 ? '' : rb.toString('utf8', start, rpos)
+  return len === 0 ? '' : (rb as unknown as Utf8Slicer).utf8Slice(start, rpos)
 }
 
 function readType(): number {
