@@ -8,7 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { projectRoot } from '../../../lib/local/handlers'
 import { testClients, useLocalStack } from '../../support/stack'
-import { eventsOf, readPayloads } from '../../integration/collector/streams'
+import { eventsOf, readPayloads } from '../../support/streams'
 
 const CHROMIUM = '/usr/bin/chromium'
 const stack = useLocalStack({ triggers: false })

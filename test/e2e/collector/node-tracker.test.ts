@@ -2,7 +2,7 @@ import { buildPageView, buildSelfDescribingEvent, buildStructEvent, newTracker, 
 import { describe, expect, it } from 'vitest'
 import { envVar } from '../../../lib/infra/resources'
 import { testClients, useLocalStack } from '../../support/stack'
-import { eventsOf, readPayloads } from '../../integration/collector/streams'
+import { eventsOf, readPayloads } from '../../support/streams'
 
 const stack = useLocalStack({ triggers: false })
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { shred } from '../../../lib/core/enrich/shred'
 import { projectRoot } from '../../../lib/local/handlers'
 import { testClients, useLocalStack } from '../../support/stack'
-import { readTexts } from './streams'
+import { readTexts } from '../../support/streams'
 
 const stack = useLocalStack({
   environment: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { testClients, useLocalStack } from '../../support/stack'
-import { eventsOf, readPayloads, readStream } from './streams'
+import { eventsOf, readPayloads, readStream } from '../../support/streams'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
 import { envVar } from '../../../lib/infra/resources'
 

@@ -1,10 +1,10 @@
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
-import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from '@aws-sdk/client-kinesis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
 import { startLocalStack, type LocalStack } from '../../../lib/local/stack'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
+import { readTexts } from '../../support/streams'
 
 const stacks: LocalStack[] = []
 afterEach(async () => {
@@ -22,18 +22,6 @@ async function start(prefix: string, licence: string): Promise<LocalStack> {
   })
   stacks.push(s)
   return s
-}
-
-async function goodRecords(s: LocalStack): Promise<string[]> {
-  const { kinesis } = testClients()
-  const out: string[] = []
-  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: s.names.streams.good }))
-  for (const shard of Shards) {
-    const it = await kinesis.send(new GetShardIteratorCommand({ StreamName: s.names.streams.good, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))
-    const r = await kinesis.send(new GetRecordsCommand({ ShardIterator: it.ShardIterator }))
-    out.push(...(r.Records ?? []).map((x) => Buffer.from(x.Data!).toString()))
-  }
-  return out
 }
 
 describe('a function that cannot run', () => {
@@ -56,14 +44,14 @@ describe('a function that cannot run', () => {
     })
     await testClients().kinesis.send(new PutRecordsCommand({ StreamName: without.names.streams.raw, Records: [{ Data: payload, PartitionKey: 'p' }] }))
     await without.drain()
-    expect(await goodRecords(without)).toEqual([])
+    expect(await readTexts(testClients().kinesis, without.names.streams.good)).toEqual([])
     await without.stop()
     stacks.pop()
 
     const withLicence = await start(prefix, 'yes')
     expect(withLicence.disabledTriggers.size).toBe(0)
     await withLicence.drain()
-    const good = await goodRecords(withLicence)
+    const good = await readTexts(testClients().kinesis, withLicence.names.streams.good)
     expect(good).toHaveLength(1)
     expect(good[0]).toContain('7f3c0f1e-6d1a-4b8e-9c1d-1f2e3d4c5b6a')
   })

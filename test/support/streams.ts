@@ -1,5 +1,5 @@
 import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand, type KinesisClient } from '@aws-sdk/client-kinesis'
-import { decodeCollectorPayload, type DecodedCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { decodeCollectorPayload, type DecodedCollectorPayload } from '../../lib/core/thrift/collector-payload'
 
 /** Every record currently in a stream, all shards, from the start. */
 export async function readStream(kinesis: KinesisClient, streamName: string): Promise<Buffer[]> {
@@ -15,6 +15,11 @@ export async function readStream(kinesis: KinesisClient, streamName: string): Pr
     }
   }
   return out
+}
+
+/** Every record currently in a stream (all shards, from the start), as UTF-8 text. */
+export async function readTexts(kinesis: KinesisClient, streamName: string): Promise<string[]> {
+  return (await readStream(kinesis, streamName)).map((b) => b.toString('utf8'))
 }
 
 /** The decoded CollectorPayloads of a raw stream. */
