@@ -1,5 +1,5 @@
 import { build } from 'esbuild'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -67,6 +67,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve))
   // Another port: a different origin (CORS with credentials), the same site (the cookie is first-party).
   pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`
+  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium (.ci/run installs it)`)
   userDataDir = mkdtempSync(join(tmpdir(), 'floe-chromium-'))
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
