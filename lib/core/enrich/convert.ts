@@ -143,14 +143,27 @@ function formatDate(ms: number): string {
 /** Milliseconds of a `yyyy-MM-dd HH:mm:ss.SSS` UTC timestamp. */
 export function parseTimestamp(s: string): number {
   if (s.length === 23 && isTimestampText(s)) {
-    return Date.UTC(
-      digits(s, 0, 4), digits(s, 5, 7) - 1, digits(s, 8, 10), digits(s, 11, 13), digits(s, 14, 16), digits(s, 17, 19), digits(s, 20, 23),
-    )
+    const y = digits(s, 0, 4)
+    const m = digits(s, 5, 7)
+    const time = digits(s, 11, 13) * 3_600_000 + digits(s, 14, 16) * 60_000 + digits(s, 17, 19) * 1000 + digits(s, 20, 23)
+    // Date.UTC maps years 0-99 to 1900-1999 and normalises months out of range: left to it
+    if (y >= 100 && m >= 1 && m <= 12) return daysFromCivil(y, m, digits(s, 8, 10)) * 86_400_000 + time
+    return Date.UTC(y, m - 1, digits(s, 8, 10), digits(s, 11, 13), digits(s, 14, 16), digits(s, 17, 19), digits(s, 20, 23))
   }
   return Date.UTC(
     Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)),
     Number(s.slice(11, 13)), Number(s.slice(14, 16)), Number(s.slice(17, 19)), Number(s.slice(20, 23)),
   )
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (month 1-12; days past the month's end run on, as in Date.UTC). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
 }
 
 /** The number the ASCII digits `s[start, end)` write. */
@@ -287,26 +300,14 @@ export function decodeBase64Lenient(s: string): Buffer {
   return out.subarray(0, n)
 }
 
-/** Whether `s` is clean base64 of either alphabet: alphabet characters, then at most two `=`. */
-function cleanBase64(s: string): boolean {
-  const n = s.length
-  let i = 0
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 128 || B64[c]! < 0) break
-  }
-  if (i === n) return true
-  if (n - i > 2) return false
-  for (; i < n; i++) if (s.charCodeAt(i) !== 61) return false
-  return true
-}
+const CLEAN_B64 = /^[A-Za-z0-9+/_-]*={0,2}$/
 
 /** Scratch space for decoding (reused: the decoded text is copied out). */
 let scratch = Buffer.allocUnsafe(4096)
 
 /** Lenient base64 → UTF-8 text (Node's decoder when the text is clean base64 of either alphabet). */
 export function base64Text(s: string): string {
-  if (s.length % 4 !== 1 && cleanBase64(s)) {
+  if (s.length % 4 !== 1 && CLEAN_B64.test(s)) {
     const need = Math.ceil((s.length * 3) / 4) + 3
     if (need > scratch.length) {
       if (need > 1 << 20) return Buffer.from(s, 'base64').toString('utf8')

@@ -86,13 +86,16 @@ function isWs(c: number): boolean {
 
 /** End (exclusive) of the JSON string literal starting at `i` (a `"`). */
 function stringEnd(text: string, i: number): number {
-  const n = text.length
-  for (let j = i + 1; j < n; j++) {
-    const d = text.charCodeAt(j)
-    if (d === 92) j++
-    else if (d === 34) return j + 1
+  // the first `"` after i preceded by an even number of backslashes
+  let from = i + 1
+  for (;;) {
+    const q = text.indexOf('"', from)
+    if (q < 0) return text.length
+    let b = q - 1
+    while (b > i && text.charCodeAt(b) === 92) b--
+    if ((q - 1 - b) % 2 === 0) return q + 1
+    from = q + 1
   }
-  return n
 }
 
 /** Span [start, end) of the value starting at or after `i` (whitespace skipped). */
@@ -203,13 +206,15 @@ function keyIs(text: string, start: number, end: number, key: string): boolean {
 export function compactJson(text: string, start = 0, end = text.length): string {
   let out = ''
   let runStart = start
+  // position of the next backslash at or after the current string (-1: none left)
+  let backslash = text.indexOf('\\', start)
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i)
     if (c === 34) {
       const e = stringEnd(text, i)
       // a string without escapes is copied as is
-      let escaped = false
-      for (let j = i + 1; j < e - 1; j++) if (text.charCodeAt(j) === 92) { escaped = true; break }
+      if (backslash >= 0 && backslash <= i) backslash = text.indexOf('\\', i + 1)
+      const escaped = backslash >= 0 && backslash < e - 1
       if (escaped) {
         out += text.slice(runStart, i) + quote(JSON.parse(text.slice(i, e)) as string)
         runStart = e
