@@ -1,0 +1,151 @@
+/**
+ * The hand-written fast paths of the enrich core agree with the plain
+ * definitions they replace (Date, BigInt, regular expressions, JSON.stringify).
+ */
+import { describe, expect, it } from 'vitest'
+import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
+import { toTsv } from '../../../lib/core/enrich/event'
+import { F, FIELD_COUNT } from '../../../lib/core/enrich/fields'
+import { compactJson, memberSpan, quote } from '../../../lib/core/enrich/json'
+
+/** A deterministic pseudo-random sequence (xorshift). */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1
+  return () => {
+    x ^= x << 13
+    x >>>= 0
+    x ^= x >>> 17
+    x ^= x << 5
+    x >>>= 0
+    return x / 4294967296
+  }
+}
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0')
+function dateText(ms: number): string {
+  const d = new Date(ms)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}`
+}
+const dateUtc = (s: string) =>
+  Date.UTC(Number(s.slice(0, 4)), Number(s.slice(5, 7)) - 1, Number(s.slice(8, 10)), Number(s.slice(11, 13)), Number(s.slice(14, 16)), Number(s.slice(17, 19)), Number(s.slice(20, 23)))
+
+describe('timestamps', () => {
+  it('formats and parses like Date over years 0000-9999, neighbouring milliseconds included', () => {
+    const r = rng(1)
+    for (let i = 0; i < 4000; i++) {
+      const base = Math.floor(-62167219200000 + r() * (253402300800000 + 62167219200000))
+      for (const ms of [base, base + 1, base - 1, base + 999, Math.floor(base / 1000) * 1000]) {
+        const t = formatTimestamp(ms)
+        expect(t).toBe(dateText(ms))
+        expect(Object.is(parseTimestamp(t), dateUtc(t))).toBe(true)
+      }
+    }
+  })
+
+  it('parses like Date.UTC outside the ordinary range too', () => {
+    for (const t of ['0050-01-01 00:00:00.000', '0099-12-31 23:59:59.999', '0100-03-01 00:00:00.000', '2024-02-30 25:61:61.999', '2024-00-10 00:00:00.000', '2024-13-10 00:00:00.000', '2000-02-29 12:00:00.001', '1900-03-01 00:00:00.000']) {
+      expect(Object.is(parseTimestamp(t), dateUtc(t)), t).toBe(true)
+    }
+  })
+
+  it('converts epoch milliseconds as the BigInt definition does', () => {
+    const reference = (s: string) => {
+      if (!/^[+-]?[0-9]{1,19}$/.test(s)) return { ok: false }
+      const big = BigInt(s)
+      if (big > 9223372036854775807n || big < -9223372036854775808n) return { ok: false }
+      const ms = Number(big)
+      if (ms < -62167219200000 || ms >= 253402300800000 || s.startsWith('-')) return { ok: false }
+      return { ok: true, value: dateText(ms) }
+    }
+    const r = rng(2)
+    const cases = ['0', '00000001714470000000', '1714470000000', '253402300799999', '253402300800000', '999999999999999', '1000000000000000', '-1', '+5', '', 'x', '9223372036854775808']
+    for (let i = 0; i < 5000; i++) cases.push(String(Math.floor(r() * 10 ** Math.floor(r() * 17))))
+    for (const s of cases) {
+      const got = toTimestamp(s)
+      const want = reference(s)
+      expect(got.ok, s).toBe(want.ok)
+      if (got.ok && want.ok) expect(got.value).toBe(want.value)
+    }
+  })
+})
+
+describe('atomic conversions', () => {
+  it('integers, dimensions and UUIDs as the regular expressions define them', () => {
+    for (const s of ['0', '7', '123456789', '1234567890', '2147483647', '2147483648', '-5', '+5', '', 'null', 'NULL', '1a', '٣']) {
+      const n = /^[+-]?[0-9]+$/.test(s) ? Number(s) : undefined
+      const got = toInt(s)
+      if (s.toLowerCase() === 'null') expect(got).toEqual({ ok: true, value: null })
+      else if (n === undefined || n > 2147483647 || n < -2147483648) expect(got.ok, s).toBe(false)
+      else expect(got).toEqual({ ok: true, value: n })
+    }
+    for (const s of ['1920x1080', '0x0', 'x1', '1x', '1x2x3', '12X3', ' 1x2', '99999999999x1', '1x2 ']) {
+      const m = /^([0-9]+)x([0-9]+)$/.exec(s)
+      const got = toDims(s)
+      if (!m || Number(m[1]) > 2147483647 || Number(m[2]) > 2147483647) expect(got.ok, s).toBe(false)
+      else expect(got).toEqual({ ok: true, value: [Number(m[1]), Number(m[2])] })
+    }
+    const re = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+    for (const s of ['c6ef3124-b53a-4b13-a233-0123456789ab', 'C6EF3124-B53A-4B13-A233-0123456789AB', 'c6ef3124b53a-4b13-a233-0123456789ab0', 'g6ef3124-b53a-4b13-a233-0123456789ab', 'c6ef3124-b53a-4b13-a233-0123456789a', '']) {
+      const l = s.toLowerCase()
+      expect(toUuid(s)).toEqual(re.test(l) ? { ok: true, value: l } : { ok: false, error: 'Not a valid UUID' })
+      expect(isUuid(s)).toBe(re.test(l))
+    }
+  })
+
+  it('decodes clean base64 of both alphabets like Buffer, and the rest leniently', () => {
+    const r = rng(3)
+    for (let i = 0; i < 2000; i++) {
+      const bytes = Buffer.from(Array.from({ length: Math.floor(r() * 3000) }, () => Math.floor(r() * 256)))
+      for (const enc of ['base64', 'base64url'] as const) {
+        const s = bytes.toString(enc)
+        expect(base64Text(s)).toBe(Buffer.from(s, 'base64').toString('utf8'))
+      }
+    }
+    for (const s of ['a b', 'YWJj!', 'YQ', 'YQ=', 'YQ==', 'Y', 'YW=Jj', 'é']) expect(base64Text(s)).toBe(decodeBase64Lenient(s).toString('utf8'))
+  })
+})
+
+describe('JSON text', () => {
+  it('quotes like JSON.stringify', () => {
+    const r = rng(4)
+    const chars = ['a', ' ', '"', '\\', '\n', '\u0001', '\u007f', 'é', '\u2028', '\ud83d\ude00', '\ud800', '\udc00', '/']
+    for (let i = 0; i < 5000; i++) {
+      let s = ''
+      const n = Math.floor(r() * 20)
+      for (let j = 0; j < n; j++) s += chars[Math.floor(r() * chars.length)]
+      expect(quote(s)).toBe(JSON.stringify(s))
+    }
+    expect(quote('x'.repeat(300) + '"')).toBe(JSON.stringify('x'.repeat(300) + '"'))
+  })
+
+  it('finds members by decoded key, the last of repeated ones', () => {
+    const text = ' {"a":1, "d\\u0061ta" : [1,"x\\"]"], "data":{"k":"v"} , "b\\\\":"\\\\"} '
+    const span: [number, number] = [1, text.length - 1]
+    const d = memberSpan(text, span, 'data')!
+    expect(text.slice(d[0], d[1])).toBe('{"k":"v"}')
+    const b = memberSpan(text, span, 'b\\')!
+    expect(text.slice(b[0], b[1])).toBe('"\\\\"')
+    expect(memberSpan(text, span, 'nope')).toBeUndefined()
+  })
+
+  it('compacts keeping numbers and key order as written, escapes normalised', () => {
+    const text = '{ "b" : 1.50e2, "a":[ "x y", "\\u00e9\\"\\\\", "q\\/" ], "1": -0.0 }'
+    expect(compactJson(text)).toBe('{"b":1.50e2,"a":["x y","é\\"\\\\","q/"],"1":-0.0}')
+  })
+})
+
+describe('TSV line', () => {
+  it('writes nulls as empty columns, numbers as text and floats the Java way', () => {
+    const f: (string | number | null)[] = new Array(FIELD_COUNT).fill(null)
+    f[F.app_id] = 'shop'
+    f[F.domain_sessionidx] = 3
+    f[F.br_cookies] = 1
+    const plain = toTsv(f).split('\t')
+    expect(plain).toHaveLength(FIELD_COUNT)
+    expect([plain[F.app_id], plain[F.domain_sessionidx], plain[F.br_cookies], plain[F.platform]]).toEqual(['shop', '3', '1', ''])
+    f[F.geo_latitude] = 1e-5
+    f[F.geo_longitude] = 12
+    const withFloats = toTsv(f).split('\t')
+    expect([withFloats[F.geo_latitude], withFloats[F.geo_longitude], withFloats[F.app_id]]).toEqual(['1.0E-5', '12.0', 'shop'])
+  })
+})
