@@ -65,23 +65,39 @@ export function adapterBadRow(type: 'adapter_failures' | 'tracker_protocol_viola
   return envelope(type, processor, { timestamp: instant(at), vendor: p.vendor, version: p.version, messages }, collectorPayloadJson(p))
 }
 
-/** The raw event of enrichment payloads. */
-export function rawEventJson(p: LoadedPayload, params: Params): unknown {
-  return {
-    vendor: p.vendor,
-    version: p.version,
-    parameters: pairs(params),
-    contentType: p.contentType,
-    loaderName: p.collector,
-    encoding: p.encoding,
-    hostname: p.hostname,
-    timestamp: isoMillis(p.timestamp),
-    ipAddress: p.ipAddress,
-    useragent: p.userAgent,
-    refererUri: p.refererUri,
-    headers: p.headers,
-    userId: p.networkUserId,
+/** A JSON string, or null. */
+function str(v: string | null): string {
+  return v === null ? 'null' : quote(v)
+}
+
+/** The raw event of enrichment payloads (written directly: it is in every enrichment bad row). */
+export function rawEventJson(p: LoadedPayload, params: Params): Raw {
+  let parameters = '['
+  let first = true
+  for (const [name, value] of params) {
+    parameters += (first ? '{"name":' : ',{"name":') + quote(name) + ',"value":' + str(value) + '}'
+    first = false
   }
+  parameters += ']'
+  let headers = '['
+  for (let i = 0; i < p.headers.length; i++) headers += (i ? ',' : '') + quote(p.headers[i]!)
+  headers += ']'
+  return new Raw(
+    '{"vendor":' + quote(p.vendor) +
+      ',"version":' + quote(p.version) +
+      ',"parameters":' + parameters +
+      ',"contentType":' + str(p.contentType) +
+      ',"loaderName":' + str(p.collector) +
+      ',"encoding":' + quote(p.encoding) +
+      ',"hostname":' + str(p.hostname) +
+      ',"timestamp":' + quote(isoMillis(p.timestamp)) +
+      ',"ipAddress":' + str(p.ipAddress) +
+      ',"useragent":' + str(p.userAgent) +
+      ',"refererUri":' + str(p.refererUri) +
+      ',"headers":' + headers +
+      ',"userId":' + str(p.networkUserId) +
+      '}',
+  )
 }
 
 export function enrichmentBadRow(

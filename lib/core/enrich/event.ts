@@ -116,13 +116,13 @@ export function toTsv(f: readonly Value[]): string {
 
 /** The JSON object bad rows carry: every column by name, null when unset; decimals and JSON columns as strings. */
 export function toPartialJson(f: readonly Value[]): string {
-  let s = '{'
+  const parts = new Array<string>(FIELD_COUNT)
   for (let i = 0; i < FIELD_COUNT; i++) {
     const v = f[i]
-    s += (i ? ',' : '') + '"' + FIELDS[i] + '":'
-    if (v === null || v === undefined) s += 'null'
-    else if (typeof v === 'string') s += quote(v)
-    else s += FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v)
+    parts[i] = MEMBER_PREFIXES[i]! + (v === null || v === undefined ? 'null' : typeof v === 'string' ? quote(v) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
   }
-  return s + '}'
+  return '{' + parts.join(',') + '}'
 }
+
+/** `"name":` of each column. */
+const MEMBER_PREFIXES = FIELDS.map((name) => `"${name}":`)
