@@ -23,7 +23,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb'
-import type { AccountStore, CatalogStore, SpecStore } from '../core/tracking-design/ports'
+import type { AccountStore, CatalogStore, SpecStore, SpecUpdate, UpdateAllResult } from '../core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
 import { nameClaim, type NameClaim } from '../core/tracking-design/validate'
 import { queryAll } from './dynamo'
@@ -175,7 +175,12 @@ export class DynamoSpecStore implements SpecStore {
     }
   }
 
-  async update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
+  /**
+   * The transaction items of an update: the record (only if its `rev` is still the one read),
+   * its history entry, the name-claim moves, then the deletes of squashed history entries.
+   * `deletes` are the keys of every discarded entry.
+   */
+  private updateItems(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
     const before = nameClaim(previous.doc)
     const after = nameClaim(spec.doc)
     const claims: TransactWriteItem[] = []
@@ -183,22 +188,27 @@ export class DynamoSpecStore implements SpecStore {
       if (after) claims.push(this.claimPut(spec.orgId, after, spec.id))
       if (before) claims.push(this.claimDelete(spec.orgId, before, spec.id))
     }
+    const head: TransactWriteItem[] = [
+      {
+        Put: {
+          TableName: this.specsTable,
+          Item: specItem(spec),
+          ConditionExpression: 'rev = :rev',
+          ExpressionAttributeValues: { ':rev': { N: String(previous.rev) } },
+        },
+      },
+      this.historyPut(spec.orgId, entry),
+      ...claims,
+    ]
     const deletes = discard.map((h) => ({ pk: { S: historyPk(spec.orgId, h.eventSpecId) }, sk: { S: historySk(h) } }))
-    const inline = deletes.slice(0, TRANSACTION_LIMIT - 2 - claims.length)
+    return { head, deletes }
+  }
+
+  async update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]) {
+    const { head, deletes } = this.updateItems(previous, spec, entry, discard)
+    const inline = deletes.slice(0, TRANSACTION_LIMIT - head.length)
     try {
-      await transact(this.ddb, [
-          {
-            Put: {
-              TableName: this.specsTable,
-              Item: specItem(spec),
-              ConditionExpression: 'rev = :rev',
-              ExpressionAttributeValues: { ':rev': { N: String(previous.rev) } },
-            },
-          },
-          this.historyPut(spec.orgId, entry),
-          ...claims,
-          ...inline.map((Key) => ({ Delete: { TableName: this.historyTable, Key } })),
-      ])
+      await transact(this.ddb, [...head, ...inline.map((Key) => ({ Delete: { TableName: this.historyTable, Key } }))])
     } catch (err) {
       if (!isTransactionConditionFailure(err)) throw err
       return failedAt(err).includes(0) ? ('conflict' as const) : ('nameTaken' as const)
@@ -206,6 +216,48 @@ export class DynamoSpecStore implements SpecStore {
     // A squash of more versions than one transaction holds finishes with plain deletes.
     await batchDelete(this.ddb, this.historyTable, deletes.slice(inline.length))
     return 'ok' as const
+  }
+
+  /**
+   * One transaction for every change when they fit (at most 100 items, squashed versions
+   * included): all written or none. Otherwise one `update` per change, in order, stopping at
+   * the first failure; each of those is atomic on its own, the sequence is not.
+   */
+  async updateAll(changes: readonly SpecUpdate[]): Promise<UpdateAllResult> {
+    if (changes.length === 0) return { status: 'ok' }
+    const built = changes.map((c) => this.updateItems(c.previous, c.spec, c.entry, c.discard))
+    const size = built.reduce((n, b) => n + b.head.length + b.deletes.length, 0)
+    if (size <= TRANSACTION_LIMIT) {
+      const items: TransactWriteItem[] = []
+      // For each transaction item: the change it belongs to, and whether it is the record's Put.
+      const owners: { index: number; record: boolean }[] = []
+      built.forEach((b, index) => {
+        b.head.forEach((item, k) => {
+          items.push(item)
+          owners.push({ index, record: k === 0 })
+        })
+        for (const Key of b.deletes) {
+          items.push({ Delete: { TableName: this.historyTable, Key } })
+          owners.push({ index, record: false })
+        }
+      })
+      try {
+        await transact(this.ddb, items)
+        return { status: 'ok' }
+      } catch (err) {
+        if (!isTransactionConditionFailure(err)) throw err
+        const failed = failedAt(err).map((i) => owners[i]!)
+        const first = failed.find((o) => o.record) ?? failed[0] ?? { index: 0, record: true }
+        return { status: first.record ? 'conflict' : 'nameTaken', index: first.index, applied: [] }
+      }
+    }
+    const applied: number[] = []
+    for (const [index, c] of changes.entries()) {
+      const stored = await this.update(c.previous, c.spec, c.entry, c.discard)
+      if (stored !== 'ok') return { status: stored, index, applied }
+      applied.push(index)
+    }
+    return { status: 'ok' }
   }
 
   async delete(orgId: string, id: string): Promise<boolean> {

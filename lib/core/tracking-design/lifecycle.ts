@@ -46,14 +46,18 @@ export function squash(history: readonly HistoryEntry[], version: number): Histo
   return history.filter((h) => h.version > previous && h.version < version)
 }
 
+/** The version an edit gets when it names none: one above every version known. */
+export function nextVersion(current: StoredSpec, hist: readonly HistoryEntry[]): number {
+  return Math.max(current.latest.version, ...hist.map((h) => h.version)) + 1
+}
+
 /**
  * Edit: every edit is a new version (the one given, else one above every version
  * known); status `draft` unless given. Publishing squashes the versions between
  * the previous published version and the new one.
  */
 export function planEdit(current: StoredSpec, hist: readonly HistoryEntry[], raw: JsonObject, valid: ValidSpec, ctx: ChangeContext): Change {
-  const known = [current.latest.version, ...hist.map((h) => h.version)]
-  const version = valid.version ?? Math.max(...known) + 1
+  const version = valid.version ?? nextVersion(current, hist)
   const status = valid.status ?? 'draft'
   const doc = document(raw, current.id, version, status)
   const entry = history(current.id, version, status, doc, ctx)

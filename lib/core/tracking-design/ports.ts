@@ -26,9 +26,29 @@ export interface SpecStore {
    * versions squashed by a publish).
    */
   update(previous: StoredSpec, spec: StoredSpec, entry: HistoryEntry, discard: readonly HistoryEntry[]): Promise<'ok' | 'conflict' | 'nameTaken'>
+  /**
+   * Several `update`s, in order. When all of them fit in one transaction they are written
+   * together or not at all (`applied` is then empty on failure); otherwise each is its own
+   * transaction, as `update`, and the first failure stops the rest: `applied` lists the
+   * indexes written before it. Either way no single specification is ever half-written.
+   */
+  updateAll(changes: readonly SpecUpdate[]): Promise<UpdateAllResult>
   /** Removes the specification, its name claim and its whole history; false when it did not exist. */
   delete(orgId: string, id: string): Promise<boolean>
 }
+
+/** The arguments of one `SpecStore.update`. */
+export interface SpecUpdate {
+  readonly previous: StoredSpec
+  readonly spec: StoredSpec
+  readonly entry: HistoryEntry
+  readonly discard: readonly HistoryEntry[]
+}
+
+export type UpdateAllResult =
+  | { readonly status: 'ok' }
+  /** `index`: the change that failed; `applied`: the changes written before it. */
+  | { readonly status: 'conflict' | 'nameTaken'; readonly index: number; readonly applied: readonly number[] }
 
 export interface AccountStore {
   getOrg(id: string): Promise<Organization | undefined>

@@ -12,9 +12,10 @@ import { authorize, checkApiKey, isUuid, issueToken, newSigningSecret } from './
 import { checkSource, compatibilityEntries, defaultChecker, type CompatibilityChecker, type SourceReport } from './compat'
 import { dataStructureHash, dataStructures, schemaDocument, wire } from './datastructures'
 import { CODES, envelope, error, failure, hasError, historyInclude } from './envelope'
-import { planCreate, planEdit } from './lifecycle'
+import { planCreate, planEdit, type Change } from './lifecycle'
+import { aboutListed, alreadyPublished, publishSpec, readPublishBody } from './publish'
 import type { AccountStore, CatalogStore, RegistryReader, SpecStore } from './ports'
-import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject } from './types'
+import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject, type StoredSpec } from './types'
 import { isObject, nameClaim, nameTaken, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
 
 export interface TrackingDesignOptions {
@@ -209,6 +210,57 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     return envelope(200, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
   }
 
+  /**
+   * Publishes the latest version of every listed specification, each exactly as an edit
+   * with `status: "published"` would (see `publishSpec`); latest versions already published
+   * are left as they are. Everything is read, validated and checked before anything is
+   * written: an unknown id (404) or any `Error` (422) publishes nothing. The writes go
+   * through `SpecStore.updateAll`: one transaction when they fit, else one per specification.
+   */
+  const publish = (alias: boolean): Authed => async ({ req, org, author }) => {
+    const parsed = parseJson(req)
+    if (!parsed.ok) return parsed.response
+    const body = readPublishBody(parsed.value)
+    if (!body.ok) return envelope(422, [], [], body.errors)
+    const found = await Promise.all(body.ids.map((id) => specs.get(org, id)))
+    const currents: StoredSpec[] = []
+    const missing: ErrorEntry[] = []
+    found.forEach((s, i) => (s ? currents.push(s) : missing.push(error(CODES.notFound, `eventSpecIds[${i}]`, `Event specification ${body.ids[i]} not found`))))
+    if (missing.length > 0) return envelope(404, [], [], missing)
+    const reg = memoRegistry(registry)
+    const ctx = { orgId: org, author, message: body.message, now: now() }
+    const plans = await Promise.all(currents.map(async (current, i): Promise<{ current: StoredSpec; change?: Change; errors: ErrorEntry[] }> => {
+      if (alreadyPublished(current)) return { current, errors: [] }
+      const history = await specs.history(org, current.id)
+      const raw = publishSpec(current, history)
+      const { errors, value } = await validateSpec(raw, validationContext(org, 'edit', { history, pathId: current.id }, reg))
+      if (hasError(errors)) return { current, errors: errors.map((e) => aboutListed(e, i, current.id)) }
+      const change = planEdit(current, history, raw, value, ctx)
+      const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
+      return { current, change, errors: compat.map((e) => aboutListed(e, i, current.id)) }
+    }))
+    const entries = plans.flatMap((p) => p.errors)
+    if (hasError(entries)) return envelope(422, [], [], entries)
+    const writes = plans.flatMap((p) => (p.change ? [{ previous: p.current, spec: p.change.spec, entry: p.change.entry, discard: p.change.discard }] : []))
+    const stored = await specs.updateAll(writes)
+    if (stored.status !== 'ok') {
+      // Lost a race with an edit (or a rename) made after the checks above.
+      const failed = writes[stored.index]!.spec
+      const done = stored.applied.map((k) => writes[k]!.spec.id)
+      const outcome = done.length === 0 ? 'nothing was published' : `only ${done.join(', ')} ${done.length === 1 ? 'was' : 'were'} published`
+      const index = body.ids.indexOf(failed.id)
+      if (stored.status === 'conflict') {
+        return failure(409, CODES.conflict, `eventSpecIds[${index}]`, `Event specification ${failed.id} was changed concurrently; ${outcome}; retry`)
+      }
+      const claim = nameClaim(failed.doc)
+      const taken = claim ? nameTaken(claim) : error(CODES.nameNotUnique, 'spec.name', 'The name of the event specification is taken')
+      return envelope(422, [], [], [aboutListed({ ...taken, title: `${taken.title}; ${outcome}` }, index, failed.id)])
+    }
+    const data = plans.map((p) => (p.change ? p.change.spec.doc : p.current.doc))
+    const includes = plans.flatMap((p) => (p.change ? [historyInclude(p.change.entry)] : []))
+    return envelope(202, data, aliasIncludes(includes, alias), entries)
+  }
+
   const remove: Authed = async ({ req, org }) => {
     const id = req.params.eventSpecId!
     const done = isUuid(id) && (await specs.delete(org, id.toLowerCase()))
@@ -347,6 +399,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     router.get(`${b}/${path}`, guarded(list(alias)))
     router.post(`${b}/${path}`, guarded(create(alias)))
     router.post(`${b}/${path}/compatibility`, guarded(compatibility))
+    router.post(`${b}/${path}/publish`, guarded(publish(alias)))
     router.get(`${b}/${path}/{eventSpecId}`, guarded(retrieve(alias)))
     router.put(`${b}/${path}/{eventSpecId}`, guarded(edit(alias)))
     router.delete(`${b}/${path}/{eventSpecId}`, guarded(remove))

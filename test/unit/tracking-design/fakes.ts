@@ -1,5 +1,5 @@
 /** In-memory fakes of the tracking-design ports, for unit tests. */
-import type { AccountStore, CatalogStore, SpecStore } from '../../../lib/core/tracking-design/ports'
+import type { AccountStore, CatalogStore, SpecStore, SpecUpdate, UpdateAllResult } from '../../../lib/core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, JsonObject, Organization, OrgApiKey, StoredSpec } from '../../../lib/core/tracking-design/types'
 import type { HttpRequest } from '../../../lib/http/types'
 import { nameClaim, type NameClaim } from '../../../lib/core/tracking-design/validate'
@@ -47,6 +47,15 @@ export class MemorySpecStore implements SpecStore {
     const gone = new Set(discard.map((d) => `${d.version}#${d.date}`))
     this.hist.set(k, [...(this.hist.get(k) ?? []).filter((h) => !gone.has(`${h.version}#${h.date}`)), clone(entry)])
     return 'ok' as const
+  }
+  /** All or nothing, like one DynamoDB transaction. */
+  async updateAll(changes: readonly SpecUpdate[]): Promise<UpdateAllResult> {
+    for (const [index, c] of changes.entries()) {
+      if (this.specs.get(this.k(c.spec.orgId, c.spec.id))?.rev !== c.previous.rev) return { status: 'conflict', index, applied: [] }
+      if (this.taken(c.spec)) return { status: 'nameTaken', index, applied: [] }
+    }
+    for (const c of changes) await this.update(c.previous, c.spec, c.entry, c.discard)
+    return { status: 'ok' }
   }
   async delete(org: string, id: string) {
     const k = this.k(org, id)

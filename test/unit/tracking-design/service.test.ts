@@ -77,6 +77,44 @@ describe('service over in-memory stores', () => {
   })
 })
 
+describe('publish through the handler', () => {
+  it('publishes every listed draft as a new version, leaves published ones alone, answers 202', async () => {
+    const a = (await api('POST', '/event-specs/v1', { spec: { name: 'a' } })).body.data[0].id
+    const b = (await api('POST', '/event-specs/v1', { spec: { name: 'b', status: 'published' } })).body.data[0].id
+    clock = new Date('2026-03-01T11:00:00Z')
+    const r = await api('POST', '/event-specs/v1/publish', { eventSpecIds: [a, b] })
+    expect(r.status).toBe(202)
+    expect(r.body.data.map((d: any) => [d.id, d.version, d.status])).toEqual([[a, 1, 'published'], [b, 0, 'published']])
+    expect(r.body.includes).toEqual([{ type: 'History', eventSpecId: a, version: 1, status: 'published', author: expect.any(String), message: 'Published', date: '2026-03-01T11:00:00.000Z' }])
+    expect((await specs.history(org, b)).length).toBe(1)
+  })
+
+  it('a write that loses a race publishes nothing and answers 409', async () => {
+    const a = (await api('POST', '/event-specs/v1', { spec: { name: 'a' } })).body.data[0].id
+    const b = (await api('POST', '/event-specs/v1', { spec: { name: 'b' } })).body.data[0].id
+    const realUpdateAll = specs.updateAll.bind(specs)
+    specs.updateAll = async (changes) => {
+      const stored = specs.specs.get(`${org}/${b}`)!
+      specs.specs.set(`${org}/${b}`, { ...stored, rev: stored.rev + 1 })
+      return realUpdateAll(changes)
+    }
+    const r = await api('POST', '/event-specs/v1/publish', { eventSpecIds: [a, b] })
+    expect(r.status).toBe(409)
+    expect(r.body.errors).toEqual([expect.objectContaining({ type: 'Error', code: 'Conflict', source: 'eventSpecIds[1]' })])
+    expect(r.body.message).toContain('nothing was published')
+    expect((await specs.get(org, a))!.doc.status).toBe('draft')
+  })
+
+  it('names what was written when the store could not write all at once', async () => {
+    const a = (await api('POST', '/event-specs/v1', { spec: { name: 'a' } })).body.data[0].id
+    const b = (await api('POST', '/event-specs/v1', { spec: { name: 'b' } })).body.data[0].id
+    specs.updateAll = async () => ({ status: 'conflict', index: 1, applied: [0] })
+    const r = await api('POST', '/event-specs/v1/publish', { eventSpecIds: [a, b] })
+    expect(r.status).toBe(409)
+    expect(r.body.message).toBe(`Event specification ${b} was changed concurrently; only ${a} was published; retry`)
+  })
+})
+
 describe('auth decisions', () => {
   it('refuses other organizations with 403 and unknown keys with 401', async () => {
     const secret = 's'.repeat(40)
