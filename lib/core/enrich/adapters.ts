@@ -4,10 +4,10 @@
  * redirects) or `adapter_failures` (everything else) bad rows.
  */
 import type { Resolver } from '../iglu/resolver'
-import { toIgluUri } from '../iglu/keys'
+import { toIgluUri, type SchemaKey } from '../iglu/keys'
 import { base64Text } from './convert'
 import type { ClientError, IgluParseCode } from './iglu'
-import { asSelfDescribing, matchesCriterion, validateCached, validateData } from './iglu'
+import { asSelfDescribing, matchesCriterion, validateCached, validateData, type Validated } from './iglu'
 import { compactJson, parseJson, quote, Raw, stringify } from './json'
 import type { LoadedPayload } from './payload'
 import { toParamMap, splitQuery, checkQuery } from './querystring'
@@ -46,6 +46,11 @@ export interface AdapterContext {
 
 /** Picks the adapter by (vendor, version). */
 export async function adapt(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult> {
+  return adaptPayload(p, ctx)
+}
+
+/** `adapt`, answering synchronously when no schema has to be looked up. */
+export function adaptPayload(p: LoadedPayload, ctx: AdapterContext): AdapterResult | Promise<AdapterResult> {
   if (p.vendor === 'com.snowplowanalytics.snowplow' && p.version === 'tp1') return tp1(p)
   if (p.vendor === 'com.snowplowanalytics.snowplow' && p.version === 'tp2') return tp2(p, ctx)
   if (p.vendor === 'r' && p.version === 'tp2') return redirect(p)
@@ -64,7 +69,7 @@ function tpFail(messages: AdapterMessage[]): AdapterResult {
   return { ok: false, badRow: 'tracker_protocol_violations', messages }
 }
 
-async function tp2(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult> {
+function tp2(p: LoadedPayload, ctx: AdapterContext): AdapterResult | Promise<AdapterResult> {
   const fail = tpFail
   const qs = toParamMap(p.querystring)
   const hasBody = p.body !== null && p.body !== ''
@@ -82,7 +87,14 @@ async function tp2(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult
   if (!parsed.ok) return fail([{ field: 'body', value: body, error: parsed.error }])
   const sd = asSelfDescribing(parsed.doc.value)
   if (!sd.ok) return fail([{ json: new Raw(compactJson(body)), error: sd.code }])
-  const v = validateCached(ctx.resolver, sd.key, sd.data) ?? (await validateData(ctx.resolver, sd.key, sd.data))
+  const v = validateCached(ctx.resolver, sd.key, sd.data)
+  if (v === undefined) return validateData(ctx.resolver, sd.key, sd.data).then((r) => tp2Events(p, body, sd, r, qs))
+  return tp2Events(p, body, sd, v, qs)
+}
+
+/** The events of a tp2 body whose payload_data wrapper was validated (`v`). */
+function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: string; data: unknown }, v: Validated, qs: Params): AdapterResult {
+  const fail = tpFail
   if (!v.ok) {
     if ('unavailable' in v) return { ok: false, unavailable: v.unavailable }
     return fail([{ schemaKey: sd.uri, error: v.error }])

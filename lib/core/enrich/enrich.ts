@@ -4,7 +4,7 @@
  * resolver; the processing time and event ids are parameters.
  */
 import type { Resolver } from '../iglu/resolver'
-import { adapt, type RawEvent } from './adapters'
+import { adaptPayload, type RawEvent } from './adapters'
 import {
   adapterBadRow,
   cpFormatViolation,
@@ -16,10 +16,10 @@ import {
 import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, NEVER_NULLED } from './fields'
-import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type DataReport, type IgluParseCode } from './iglu'
+import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { arrayElements, compactJson, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
-import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput } from './steps'
+import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
 import { transform, type AtomicError } from './transform'
 
@@ -73,6 +73,37 @@ type Violation =
   | { kind: 'CriterionMismatch'; source: string; schemaKey: string; criterion: string; data: string }
   | { kind: 'IgluError'; source: string; schemaKey: string; error: ClientError; data: string; reports?: readonly DataReport[]; schemaMessage?: string; resolution?: boolean }
   | { kind: 'Atomic'; errors: AtomicError[] }
+
+/** Where an event's outputs go. */
+type EventOut = { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }
+
+/** A validated self-describing value: its schema and data text; undefined when a violation was recorded. */
+type Checked = { uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined
+
+/** The outcome of validating one self-describing value whose data is in `text` at `span` (see `checkSdj`). */
+function checked(
+  v: Validated,
+  schemaUri: string,
+  text: string,
+  span: [number, number],
+  source: string,
+  violations: Violation[],
+  withData: boolean,
+  dataSpan: [number, number] | undefined,
+): Checked {
+  if (!v.ok) {
+    if ('unavailable' in v) throw new Unavailable(v.unavailable)
+    const ds = dataSpan ?? memberSpan(text, span, 'data')!
+    violations.push({ kind: 'IgluError', source, schemaKey: schemaUri, error: v.error, data: compactJson(text, ds[0], ds[1]), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
+    return undefined
+  }
+  let data = ''
+  if (withData) {
+    const ds = dataSpan ?? memberSpan(text, span, 'data')!
+    data = compactJson(text, ds[0], ds[1])
+  }
+  return { uri: v.uri, data, superseded: v.superseded }
+}
 
 class Unavailable {
   constructor(readonly message: string) {}
@@ -134,13 +165,17 @@ export class Enricher {
         }
         const payload = loaded.payload
         if (out.collectorTimestamp === null || payload.timestamp < out.collectorTimestamp) out.collectorTimestamp = payload.timestamp
-        const adapted = await adapt(payload, { resolver: this.settings.resolver, maxJsonDepth: this.maxJsonDepth })
+        const a = adaptPayload(payload, { resolver: this.settings.resolver, maxJsonDepth: this.maxJsonDepth })
+        const adapted = isPromise(a) ? await a : a
         if (!adapted.ok) {
           if ('unavailable' in adapted) throw new Unavailable(adapted.unavailable)
           this.bad(out, adapted.badRow, adapterBadRow(adapted.badRow, p, at, payload, adapted.messages), at)
           continue
         }
-        for (const raw of adapted.events) await this.enrichEvent(raw, batch, out)
+        for (const raw of adapted.events) {
+          const done = this.enrichEvent(raw, batch, out)
+          if (done !== undefined) await done
+        }
       }
     } catch (err) {
       if (err instanceof Unavailable) return { outputs: [], payloads: out.payloads, dropped: 0, invalid: [], collectorTimestamp: out.collectorTimestamp, unavailable: err.message }
@@ -158,8 +193,12 @@ export class Enricher {
     } else out.outputs.push({ kind: 'bad', type, json: flat(json) })
   }
 
-  private async enrichEvent(raw: RawEvent, batch: BatchContext, out: { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }): Promise<void> {
-    const s = this.settings
+  /**
+   * One raw event. Runs synchronously while every schema is cached and every
+   * step answers synchronously; continues asynchronously from where a lookup
+   * or an asynchronous step is needed.
+   */
+  private enrichEvent(raw: RawEvent, batch: BatchContext, out: EventOut): void | Promise<void> {
     const at = batch.etlTimestamp
     const ev = new EnrichedEvent()
     if (this.etlAt !== at) {
@@ -171,23 +210,49 @@ export class Enricher {
     // Phase 1: atomic conversions, then the self-describing inputs.
     const e1: Violation[] = []
     if (t.errors.length > 0) e1.push({ kind: 'Atomic', errors: t.errors })
-    if (t.unstruct !== null) await this.unstructInput(t.unstruct, ev, e1)
-    if (t.contexts !== null) await this.contextsInput(t.contexts, ev, e1)
+    const u = t.unstruct !== null ? this.unstructInput(t.unstruct, ev, e1) : undefined
+    if (u !== undefined) return u.then(() => this.afterUnstruct(raw, batch, out, ev, t.contexts, e1))
+    return this.afterUnstruct(raw, batch, out, ev, t.contexts, e1)
+  }
 
-    // Phase 2: enrichments, failures accumulated.
-    const e2: EnrichmentFailure[] = []
+  private afterUnstruct(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, contexts: string | null, e1: Violation[]): void | Promise<void> {
+    const c = contexts !== null ? this.contextsInput(contexts, ev, e1) : undefined
     const input: StepInput = { raw, pageQuery: null }
-    for (const step of this.steps) {
-      const ran = step.run(ev, input)
-      const r = isPromise(ran) ? await ran : ran
-      if (r.failures) for (const x of r.failures) e2.push(x)
-      if (r.contexts && r.contexts.length > 0) ev.derived = [...r.contexts, ...ev.derived]
-      if (r.drop) {
-        out.dropped++
-        return
-      }
-    }
+    if (c !== undefined) return c.then(() => this.runSteps(raw, batch, out, ev, e1, [], input, 0))
+    return this.runSteps(raw, batch, out, ev, e1, [], input, 0)
+  }
 
+  /** Phase 2: enrichments from step `from` on, failures accumulated. */
+  private runSteps(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[], input: StepInput, from: number): void | Promise<void> {
+    const steps = this.steps
+    for (let k = from; k < steps.length; k++) {
+      const r = steps[k]!.run(ev, input)
+      if (isPromise(r)) {
+        return Promise.resolve(r).then((res) => {
+          if (this.applyStep(res, ev, e2, out)) return
+          return this.runSteps(raw, batch, out, ev, e1, e2, input, k + 1)
+        })
+      }
+      if (this.applyStep(r, ev, e2, out)) return
+    }
+    this.conclude(raw, batch, out, ev, e1, e2)
+  }
+
+  /** Takes a step's result; true when the event is dropped. */
+  private applyStep(r: StepResult, ev: EnrichedEvent, e2: EnrichmentFailure[], out: EventOut): boolean {
+    if (r.failures) for (const x of r.failures) e2.push(x)
+    if (r.contexts && r.contexts.length > 0) ev.derived = [...r.contexts, ...ev.derived]
+    if (r.drop) {
+      out.dropped++
+      return true
+    }
+    return false
+  }
+
+  /** Phase 3 and the outputs. */
+  private conclude(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[]): void {
+    const s = this.settings
+    const at = batch.etlTimestamp
     // Phase 3: atomic field lengths.
     const e3: Violation[] = []
     const lengthErrors: AtomicError[] = []
@@ -252,7 +317,7 @@ export class Enricher {
    * text (compact, when `withData`) or records a violation. `dataSpan`: the
    * span of its `data` member when the caller already has it.
    */
-  private async checkSdj(
+  private checkSdj(
     value: unknown,
     text: string,
     span: [number, number],
@@ -260,26 +325,16 @@ export class Enricher {
     violations: Violation[],
     withData: boolean,
     dataSpan?: [number, number],
-  ): Promise<{ uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined> {
+  ): Checked | Promise<Checked> {
     const sd = asSelfDescribing(value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text, span[0], span[1]), code: sd.code })
       return undefined
     }
     const resolver = this.settings.resolver
-    const v = validateCached(resolver, sd.key, sd.data) ?? (await validateData(resolver, sd.key, sd.data))
-    if (!v.ok) {
-      if ('unavailable' in v) throw new Unavailable(v.unavailable)
-      const ds = dataSpan ?? memberSpan(text, span, 'data')!
-      violations.push({ kind: 'IgluError', source, schemaKey: sd.uri, error: v.error, data: compactJson(text, ds[0], ds[1]), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
-      return undefined
-    }
-    let data = ''
-    if (withData) {
-      const ds = dataSpan ?? memberSpan(text, span, 'data')!
-      data = compactJson(text, ds[0], ds[1])
-    }
-    return { uri: v.uri, data, superseded: v.superseded }
+    const v = validateCached(resolver, sd.key, sd.data)
+    if (v === undefined) return validateData(resolver, sd.key, sd.data).then((r) => checked(r, sd.uri, text, span, source, violations, withData, dataSpan))
+    return checked(v, sd.uri, text, span, source, violations, withData, dataSpan)
   }
 
   private noteSuperseded(ev: EnrichedEvent, sup: { originalSchema: string; validatedWith: string } | undefined): void {
@@ -290,7 +345,7 @@ export class Enricher {
     seen.push({ schema: VALIDATION_INFO, data })
   }
 
-  private async unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> {
+  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
     const source = 'unstruct'
     const parsed = parseJson(text, this.maxJsonDepth)
     if (!parsed.ok) {
@@ -308,15 +363,26 @@ export class Enricher {
     }
     const whole = documentSpan(text)
     const innerSpan = memberSpan(text, whole, 'data')!
-    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations, false, innerSpan)
+    const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, innerSpan)
+    if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, innerSpan, ev, violations) : undefined))
     if (!wrapper) return
-    const inner = await this.checkSdj(sd.data, text, innerSpan, source, violations, true)
+    return this.unstructInner(sd.data, text, innerSpan, ev, violations)
+  }
+
+  private unstructInner(value: unknown, text: string, span: [number, number], ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+    const inner = this.checkSdj(value, text, span, 'unstruct', violations, true)
+    if (isPromise(inner)) return inner.then((i) => this.setUnstruct(ev, i))
+    this.setUnstruct(ev, inner)
+    return undefined
+  }
+
+  private setUnstruct(ev: EnrichedEvent, inner: Checked): void {
     if (!inner) return
     this.noteSuperseded(ev, inner.superseded)
     ev.unstruct = { schema: inner.uri, data: inner.data }
   }
 
-  private async contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> {
+  private contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
     const source = 'contexts'
     const parsed = parseJson(text, this.maxJsonDepth)
     if (!parsed.ok) {
@@ -334,16 +400,34 @@ export class Enricher {
     }
     const whole = documentSpan(text)
     const dataSpan = memberSpan(text, whole, 'data')!
-    const wrapper = await this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
-    if (!wrapper || !Array.isArray(sd.data)) return
-    const spans = arrayElements(text, dataSpan)
-    const items = sd.data as unknown[]
-    for (let i = 0; i < items.length; i++) {
-      const entity = await this.checkSdj(items[i], text, spans[i]!, source, violations, true)
-      if (!entity) continue
-      this.noteSuperseded(ev, entity.superseded)
-      ev.contexts.push({ schema: entity.uri, data: entity.data })
+    const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
+    const items = sd.data
+    if (isPromise(wrapper)) {
+      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, arrayElements(text, dataSpan), items, 0, ev, violations) : undefined))
     }
+    if (!wrapper || !Array.isArray(items)) return
+    return this.contextItems(text, arrayElements(text, dataSpan), items, 0, ev, violations)
+  }
+
+  /** The entities of a contexts array from `from` on, each validated on its own. */
+  private contextItems(text: string, spans: [number, number][], items: unknown[], from: number, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+    for (let i = from; i < items.length; i++) {
+      const entity = this.checkSdj(items[i], text, spans[i]!, 'contexts', violations, true)
+      if (isPromise(entity)) {
+        return entity.then((e) => {
+          this.addContext(ev, e)
+          return this.contextItems(text, spans, items, i + 1, ev, violations)
+        })
+      }
+      this.addContext(ev, entity)
+    }
+    return undefined
+  }
+
+  private addContext(ev: EnrichedEvent, entity: Checked): void {
+    if (!entity) return
+    this.noteSuperseded(ev, entity.superseded)
+    ev.contexts.push({ schema: entity.uri, data: entity.data })
   }
 
   private entity(at: number, failureType: string, errors: unknown[], schema: string | null, data: unknown): Entity {
