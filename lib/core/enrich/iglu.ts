@@ -103,14 +103,21 @@ function keyUri(key: SchemaKey): string {
 
 /**
  * The answer of `validateData` without any lookup, when the schema is cached
- * (fresh) and `data` is valid against it; `undefined` otherwise (then call
- * `validateData`, which reports errors and resolves what is missing).
+ * (fresh) and was validated against before (so it is not superseded);
+ * `undefined` otherwise (then call `validateData`, which resolves what is missing).
  */
 export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown): Validated | undefined {
   const doc = resolver.cachedSchema(keyUri(key))
   if (doc === undefined) return undefined
   const p = prepared.get(doc)
-  return p !== undefined && p.fn(data) === true ? p.valid : undefined
+  if (p === undefined) return undefined
+  return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
+}
+
+/** The failure of `data`, just found invalid by `fn` against the schema of `key` (not superseded). */
+function invalid(key: SchemaKey, fn: ValidateFunction, data: unknown): Validated {
+  const reports = instanceErrors(fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
+  return { ok: false, key, error: { error: 'ValidationError', dataReports: reports }, reports }
 }
 
 /**
@@ -125,7 +132,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
     return { ok: false, key, error: resolutionError(found.failures), resolution: true }
   }
   const p = prepared.get(found.value)
-  if (p && p.fn(data) === true) return p.valid
+  if (p) return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
   let target = key
   let superseded: { originalSchema: string; validatedWith: string } | undefined
   const by = found.value.$supersededBy
