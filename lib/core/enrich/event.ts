@@ -116,12 +116,13 @@ export function toTsv(f: readonly Value[]): string {
 
 /** The JSON object bad rows carry: every column by name, null when unset; decimals and JSON columns as strings. */
 export function toPartialJson(f: readonly Value[]): string {
-  const parts = new Array<string>(FIELD_COUNT)
+  // concatenated, not joined: joining pieces that are themselves concatenations is slower
+  let s = '{'
   for (let i = 0; i < FIELD_COUNT; i++) {
     const v = f[i]
-    parts[i] = MEMBER_PREFIXES[i]! + (v === null || v === undefined ? 'null' : typeof v === 'string' ? quote(v) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
+    s += (i ? ',' : '') + MEMBER_PREFIXES[i]! + (v === null || v === undefined ? 'null' : typeof v === 'string' ? quote(v) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
   }
-  return '{' + parts.join(',') + '}'
+  return s + '}'
 }
 
 /** `"name":` of each column. */

@@ -241,15 +241,12 @@ export function flat(s: string): string {
 
 /** A JSON string literal with only `"`, `\` and control characters escaped. */
 export function quote(s: string): string {
-  const n = s.length
-  if (n > 256) return JSON.stringify(s)
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i)
-    // `"`, `\`, control characters and surrogates (lone ones are escaped) go through JSON.stringify
-    if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s)
-  }
-  return '"' + s + '"'
+  // `"`, `\\`, control characters and surrogates (lone ones are escaped) go through JSON.stringify
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"'
 }
+
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
 /**
  * Serialises a plain JS value compactly (for JSON the enricher builds itself:
