@@ -197,12 +197,8 @@ const YEAR_10000 = 253402300800000
 
 /** Milliseconds since epoch (Java Long) → timestamp text; Redshift-compatible years only. */
 export function toTimestamp(s: string): Conv<string> {
-  // up to 15 digits, no sign: exact as a double, and the checks below reduce to the range
-  const n = s.length
-  if (n > 0 && n <= 15 && allDigits(s, 0, n)) {
-    const ms = +s
-    if (ms < YEAR_10000) return { ok: true, value: formatTimestamp(ms) }
-  }
+  const plain = plainMillis(s)
+  if (plain === plain) return { ok: true, value: formatTimestamp(plain) }
   if (!LONG_RE.test(s)) return err('Not in the expected format: ms since epoch')
   const big = BigInt(s)
   if (big > 9223372036854775807n || big < -9223372036854775808n) return err('Not in the expected format: ms since epoch')
@@ -213,6 +209,23 @@ export function toTimestamp(s: string): Conv<string> {
   }
   return ok(formatTimestamp(ms))
 }
+
+/**
+ * The milliseconds of an ordinary `toTimestamp` input (up to 15 digits, no
+ * sign, before year 10000: exact as a double, always valid), else NaN (then
+ * `toTimestamp` decides).
+ */
+export function plainMillis(s: string): number {
+  const n = s.length
+  if (n > 0 && n <= 15 && allDigits(s, 0, n)) {
+    const ms = +s
+    if (ms < YEAR_10000) return ms
+  }
+  return Number.NaN
+}
+
+/** Epoch ms of 0100-01-01T00:00:00Z: from there on, `parseTimestamp(formatTimestamp(ms)) === ms`. */
+export const YEAR_100 = -59011459200000
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

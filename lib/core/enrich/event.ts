@@ -32,6 +32,17 @@ export class EnrichedEvent {
   validationInfo: Entity[] = []
   /** A `pii_transformation` event's data, when a pii enrichment changed something. */
   pii: string | null = null
+  /**
+   * Timestamp columns written from epoch milliseconds (collector, device
+   * created and sent times): the text and the milliseconds it reads back as,
+   * so steps need not parse the text again while the column still holds it.
+   */
+  collectorText: string | null = null
+  collectorMs = 0
+  createdText: string | null = null
+  createdMs = 0
+  sentText: string | null = null
+  sentMs = 0
 
   get(name: keyof typeof F): Value {
     return this.f[F[name]]!

@@ -85,6 +85,21 @@ function schemaParts(schema: string): readonly [string, string, string, string] 
   return r
 }
 
+/** `derivedTimestamp` of an event, with the milliseconds its timestamp columns were written from. */
+function eventDerivedTimestamp(ev: EnrichedEvent): string | null {
+  const created = ev.f[F.dvce_created_tstamp] as string | null
+  const sent = ev.f[F.dvce_sent_tstamp] as string | null
+  const collector = ev.f[F.collector_tstamp] as string | null
+  const trueTs = ev.f[F.true_tstamp] as string | null
+  if (trueTs !== null) return trueTs
+  if (created !== null && sent !== null && collector !== null) {
+    const c = created === ev.createdText ? ev.createdMs : parseTimestamp(created)
+    const s = sent === ev.sentText ? ev.sentMs : parseTimestamp(sent)
+    if (c < s) return formatTimestamp((collector === ev.collectorText ? ev.collectorMs : parseTimestamp(collector)) - (s - c))
+  }
+  return collector
+}
+
 export const BUILT_IN_STEPS: readonly Enrichment[] = [
   {
     id: 'v_collector',
@@ -110,7 +125,7 @@ export const BUILT_IN_STEPS: readonly Enrichment[] = [
     order: 3,
     run(ev) {
       try {
-        ev.f[F.derived_tstamp] = derivedTimestamp(ev.f[F.dvce_created_tstamp] as string | null, ev.f[F.dvce_sent_tstamp] as string | null, ev.f[F.collector_tstamp] as string | null, ev.f[F.true_tstamp] as string | null)
+        ev.f[F.derived_tstamp] = eventDerivedTimestamp(ev)
         return none
       } catch (err) {
         return { failures: [simple(`Exception calculating derived timestamp: ${(err as Error).message}`)] }

@@ -3,7 +3,7 @@
  * error collected), and the raw `ue_*` / `co` / `cx` texts for validation.
  */
 import type { RawEvent } from './adapters'
-import { base64Text, formatTimestamp, toBool, toDecimal, toDims, toEventType, toInt, toIp, toPlatform, toTimestamp, toUuid, tsv, type Conv } from './convert'
+import { base64Text, formatTimestamp, plainMillis, YEAR_100, toBool, toDecimal, toDims, toEventType, toInt, toIp, toPlatform, toTimestamp, toUuid, tsv, type Conv } from './convert'
 import type { EnrichedEvent } from './event'
 import { F } from './fields'
 
@@ -132,7 +132,13 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   const ct = formatTimestamp(p.timestamp)
   if (p.timestamp < -62167219200000 || p.timestamp >= 253402300800000) {
     errors.push({ field: 'collector_tstamp', value: String(p.timestamp), message: `Formatted as ${ct} is not Redshift-compatible`, keyword: 'atomic_field_parse_error' })
-  } else f[F.collector_tstamp] = ct
+  } else {
+    f[F.collector_tstamp] = ct
+    if (p.timestamp >= YEAR_100 && Number.isInteger(p.timestamp)) {
+      ev.collectorText = ct
+      ev.collectorMs = p.timestamp
+    }
+  }
 
   let unstruct: string | null = null
   let contexts: string | null = null
@@ -148,7 +154,25 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
       case K_INT: c = toInt(v); break
       case K_DEC: c = toDecimal(v); break
       case K_BOOL: c = toBool(v); break
-      case K_TS: c = toTimestamp(v); break
+      case K_TS: {
+        const ms = plainMillis(v)
+        if (ms !== ms) {
+          c = toTimestamp(v)
+          break
+        }
+        const text = formatTimestamp(ms)
+        f[m.col] = text
+        if (ms >= YEAR_100) {
+          if (m.col === F.dvce_created_tstamp) {
+            ev.createdText = text
+            ev.createdMs = ms
+          } else if (m.col === F.dvce_sent_tstamp) {
+            ev.sentText = text
+            ev.sentMs = ms
+          }
+        }
+        continue
+      }
       case K_DIMS: {
         const d = toDims(v)
         if (d.ok) {

@@ -67,11 +67,58 @@ function encodeIllegal(s: string): string {
   return out
 }
 
+/**
+ * `URI_RE.exec(text)` without the regular expression: [scheme, authority, path,
+ * query, fragment] (undefined when absent). The expression always matches, and
+ * each optional part is taken whenever it can be, so a left-to-right split is exact.
+ */
+function splitUri(text: string): [string | undefined, string | undefined, string, string | undefined, string | undefined] {
+  const n = text.length
+  let pos = 0
+  let scheme: string | undefined
+  const c0 = text.charCodeAt(0)
+  if ((c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122)) {
+    let i = 1
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i)
+      if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 46 || c === 45)) break
+    }
+    if (i < n && text.charCodeAt(i) === 58) {
+      scheme = text.slice(0, i)
+      pos = i + 1
+    }
+  }
+  let authority: string | undefined
+  if (text.charCodeAt(pos) === 47 && text.charCodeAt(pos + 1) === 47) {
+    let i = pos + 2
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i)
+      if (c === 47 || c === 63 || c === 35) break
+    }
+    authority = text.slice(pos + 2, i)
+    pos = i
+  }
+  let i = pos
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 63 || c === 35) break
+  }
+  const path = text.slice(pos, i)
+  let query: string | undefined
+  if (i < n && text.charCodeAt(i) === 63) {
+    const hash = text.indexOf('#', i + 1)
+    const qEnd = hash < 0 ? n : hash
+    query = text.slice(i + 1, qEnd)
+    i = qEnd
+  }
+  const fragment = i < n ? text.slice(i + 1) : undefined
+  return [scheme, authority, path, query, fragment]
+}
+
 function build(text: string): UriParse {
-  const m = URI_RE.exec(text)
-  if (!m) return { ok: false, error: `Illegal URI: ${text}` }
-  const scheme = m[1] ?? null
-  const authority = m[2]
+  const m = splitUri(text)
+  const scheme = m[0] ?? null
+  const authority = m[1]
   let host: string | null = null
   let port: number | null = null
   if (authority !== undefined) {
@@ -98,7 +145,7 @@ function build(text: string): UriParse {
   }
   return {
     ok: true,
-    uri: { text, scheme, host, port, path: m[3] ?? null, query: m[4] ?? null, fragment: m[5] ?? null },
+    uri: { text, scheme, host, port, path: m[2], query: m[3] ?? null, fragment: m[4] ?? null },
   }
 }
 

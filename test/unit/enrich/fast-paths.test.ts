@@ -7,6 +7,9 @@ import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestam
 import { toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT } from '../../../lib/core/enrich/fields'
 import { compactJson, memberSpan, quote } from '../../../lib/core/enrich/json'
+import { derivedTimestamp } from '../../../lib/core/enrich/steps'
+import { parseUri } from '../../../lib/core/enrich/uri'
+import { goodColumns, run, tp2 } from './helpers'
 
 /** A deterministic pseudo-random sequence (xorshift). */
 function rng(seed: number): () => number {
@@ -147,5 +150,38 @@ describe('TSV line', () => {
     f[F.geo_longitude] = 12
     const withFloats = toTsv(f).split('\t')
     expect([withFloats[F.geo_latitude], withFloats[F.geo_longitude], withFloats[F.app_id]]).toEqual(['1.0E-5', '12.0', 'shop'])
+  })
+})
+
+describe('derived timestamp', () => {
+  it('is what derivedTimestamp gives for the written columns, years before 100 included', async () => {
+    const cases: [string, string, number][] = [
+      ['1714470000000', '1714470000100', 1714470000500],
+      ['1714470000100', '1714470000000', 1714470000500],
+      ['5', '7', 1714470000500],
+      ['1714470000000', '1714470000100', -60000000000000],
+      ['1714470000000', '1714470000100', -59011459200000],
+    ]
+    for (const [dtm, stm, timestamp] of cases) {
+      const c = goodColumns(await run(tp2(`e=pv&p=web&tv=js-3&dtm=${dtm}&stm=${stm}`, { timestamp })))
+      expect(c.derived_tstamp, `${dtm} ${stm}`).toBe(derivedTimestamp(c.dvce_created_tstamp || null, c.dvce_sent_tstamp || null, c.collector_tstamp || null, null))
+    }
+  })
+})
+
+describe('URLs', () => {
+  it('splits like the URI regular expression', () => {
+    const re = /^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s
+    const r = rng(5)
+    const alphabet = ['a', 'Z', '0', '+', '.', '-', ':', '/', '?', '#', '@', '[', ']', '%20', 'é', ' ', 'http', 'https://', '//', ':80']
+    for (let k = 0; k < 20_000; k++) {
+      let t = ''
+      const len = Math.floor(r() * 12)
+      for (let j = 0; j < len; j++) t += alphabet[Math.floor(r() * alphabet.length)]
+      const got = parseUri(t)
+      if (!got.ok) continue
+      const m = re.exec(got.uri.text)!
+      expect([got.uri.scheme, got.uri.path, got.uri.query, got.uri.fragment], t).toEqual([m[1] ?? null, m[3] ?? null, m[4] ?? null, m[5] ?? null])
+    }
   })
 })
