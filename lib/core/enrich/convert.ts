@@ -9,17 +9,12 @@ export type Conv<T> = { ok: true; value: T | null } | { ok: false; error: string
 const ok = <T>(value: T | null): Conv<T> => ({ ok: true, value })
 const err = (error: string): Conv<never> => ({ ok: false, error })
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/
+
 /** TSV-safe text: tabs become 4 spaces, control characters are removed; empty → null. */
 export function tsv(s: string): string | null {
-  let clean = true
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 32 || c === 127) {
-      clean = false
-      break
-    }
-  }
-  if (clean) return s.length === 0 ? null : s
+  if (!CONTROL.test(s)) return s.length === 0 ? null : s
   // eslint-disable-next-line no-control-regex
   const out = s.replace(/\t/g, '    ').replace(/[\x00-\x1f\x7f]/g, '')
   return out.length === 0 ? null : out

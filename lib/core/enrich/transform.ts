@@ -99,17 +99,11 @@ addMappings(K_UE_PX, { ue_px: -1 })
 addMappings(K_CO, { co: -1 })
 addMappings(K_CX, { cx: -1 })
 
+const TAB_CR_LF = /[\t\r\n]/
+
 /** Removes CR and LF and turns tabs into 4 spaces (the collector's user agent). */
 function cleanUserAgent(s: string): string | null {
-  let clean = true
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 9 || c === 10 || c === 13) {
-      clean = false
-      break
-    }
-  }
-  const out = clean ? s : s.replace(/\t/g, '    ').replace(/[\r\n]/g, '')
+  const out = TAB_CR_LF.test(s) ? s.replace(/\t/g, '    ').replace(/[\r\n]/g, '') : s
   return out.length === 0 ? null : out
 }
 
