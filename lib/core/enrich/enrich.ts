@@ -15,7 +15,7 @@ import {
 } from './badrows'
 import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
-import { DEFAULT_FIELD_LIMITS, F, NEVER_NULLED } from './fields'
+import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { arrayElements, compactJson, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
@@ -117,7 +117,10 @@ export const DEFAULT_MAX_RECORD_BYTES = 1_000_000
 /** The enricher: settings fixed at start, `enrichRecord` per stream record. */
 export class Enricher {
   private readonly steps: Enrichment[]
-  private readonly limits: [number, string, number][]
+  /** The atomic field limits as parallel tables: column, limit, name. */
+  private readonly limitCols: Int32Array
+  private readonly limitLengths: Float64Array
+  private readonly limitNames: string[]
   private readonly vEtl: string
   private etlAt = Number.NaN
   private etlText = ''
@@ -125,7 +128,11 @@ export class Enricher {
   constructor(readonly settings: EnrichSettings) {
     this.steps = stepOrder(settings.enrichments ?? [])
     const limits = { ...DEFAULT_FIELD_LIMITS, ...settings.atomicFieldsLimits }
-    this.limits = Object.entries(limits).map(([name, limit]) => [F[name as keyof typeof F], name, limit])
+    // names that are no column never match a value
+    const entries = Object.entries(limits).filter(([name]) => isFieldName(name))
+    this.limitCols = Int32Array.from(entries, ([name]) => F[name as keyof typeof F])
+    this.limitLengths = Float64Array.from(entries, ([, limit]) => limit)
+    this.limitNames = entries.map(([name]) => name)
     this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
   }
 
@@ -257,13 +264,14 @@ export class Enricher {
     const e3: Violation[] = []
     const lengthErrors: AtomicError[] = []
     const f = ev.f
-    const limits = this.limits
-    for (let j = 0; j < limits.length; j++) {
-      const i = limits[j]![0]
+    const cols = this.limitCols
+    const lengths = this.limitLengths
+    for (let j = 0; j < cols.length; j++) {
+      const i = cols[j]!
       const v = f[i]
-      if (typeof v === 'string' && v.length > limits[j]![2]) {
-        const name = limits[j]![1]
-        const limit = limits[j]![2]
+      if (typeof v === 'string' && v.length > lengths[j]!) {
+        const name = this.limitNames[j]!
+        const limit = lengths[j]!
         lengthErrors.push({ field: name, value: v, message: `Field is longer than maximum allowed size ${limit}`, keyword: 'atomic_field_length_exceeded' })
         if (s.emitFailed && !NEVER_NULLED.has(name)) f[i] = null
       }
