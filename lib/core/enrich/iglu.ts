@@ -43,7 +43,22 @@ export type SdjCheck = { ok: true; key: SchemaKey; uri: string; data: unknown } 
 /** Parsed Iglu URIs (the same few schemas recur in every event). */
 const uriCache = new Map<string, ReturnType<typeof parseIgluUri>>()
 
+/** The most recently parsed URIs, compared as text before hashing into the map (event texts are fresh strings). */
+const RECENT = 8
+const recentUris: string[] = new Array<string>(RECENT).fill('')
+const recentKeys: ReturnType<typeof parseIgluUri>[] = new Array(RECENT)
+let recentNext = 0
+
 function parseUriCached(uri: string): ReturnType<typeof parseIgluUri> {
+  for (let i = 0; i < RECENT; i++) if (recentUris[i] === uri) return recentKeys[i]!
+  const k = parseUriMap(uri)
+  recentUris[recentNext] = uri
+  recentKeys[recentNext] = k
+  recentNext = (recentNext + 1) % RECENT
+  return k
+}
+
+function parseUriMap(uri: string): ReturnType<typeof parseIgluUri> {
   let k = uriCache.get(uri)
   if (k === undefined) {
     k = parseIgluUri(uri)
