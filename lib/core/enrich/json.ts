@@ -66,6 +66,17 @@ function tooDeep(v: unknown, level: number, limit: number): boolean {
   return any && level + 1 >= limit
 }
 
+/**
+ * Whether `text` has fewer than `limit` opening brackets (in strings or not):
+ * then no value can sit at nesting level `limit`, which takes that many nested containers.
+ */
+function fewerBrackets(text: string, limit: number): boolean {
+  let n = 0
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++n >= limit) return false
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++n >= limit) return false
+  return true
+}
+
 /** Parses `text`; rejects documents with a value at nesting level ≥ `maxDepth`. */
 export function parseJson(text: string, maxDepth = 50): JsonParse {
   // Pathologically deep input is refused before the parser sees it.
@@ -76,7 +87,7 @@ export function parseJson(text: string, maxDepth = 50): JsonParse {
   } catch (err) {
     return { ok: false, error: `invalid json: ${(err as Error).message}` }
   }
-  if (tooDeep(value, 0, maxDepth)) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
+  if (fewerBrackets(text, maxDepth) === false && tooDeep(value, 0, maxDepth)) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
   return { ok: true, doc: { value, text } }
 }
 
