@@ -17,7 +17,7 @@ import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
-import { arrayElements, compactJson, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
+import { compactJson, elementsWithData, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
 import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
@@ -411,20 +411,27 @@ export class Enricher {
     const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
     const items = sd.data
     if (isPromise(wrapper)) {
-      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, arrayElements(text, dataSpan), items, 0, ev, violations) : undefined))
+      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, elementsWithData(text, dataSpan), items, 0, ev, violations) : undefined))
     }
     if (!wrapper || !Array.isArray(items)) return
-    return this.contextItems(text, arrayElements(text, dataSpan), items, 0, ev, violations)
+    return this.contextItems(text, elementsWithData(text, dataSpan), items, 0, ev, violations)
   }
 
   /** The entities of a contexts array from `from` on, each validated on its own. */
-  private contextItems(text: string, spans: [number, number][], items: unknown[], from: number, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+  private contextItems(
+    text: string,
+    elements: { spans: [number, number][]; data: ([number, number] | undefined)[] },
+    items: unknown[],
+    from: number,
+    ev: EnrichedEvent,
+    violations: Violation[],
+  ): Promise<void> | undefined {
     for (let i = from; i < items.length; i++) {
-      const entity = this.checkSdj(items[i], text, spans[i]!, 'contexts', violations, true)
+      const entity = this.checkSdj(items[i], text, elements.spans[i]!, 'contexts', violations, true, elements.data[i])
       if (isPromise(entity)) {
         return entity.then((e) => {
           this.addContext(ev, e)
-          return this.contextItems(text, spans, items, i + 1, ev, violations)
+          return this.contextItems(text, elements, items, i + 1, ev, violations)
         })
       }
       this.addContext(ev, entity)

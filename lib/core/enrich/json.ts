@@ -169,6 +169,60 @@ export function arrayElements(text: string, span: [number, number]): [number, nu
   }
 }
 
+/**
+ * The elements of the array at `span`, with the span of each object element's
+ * `data` member (the last one when repeated; undefined when absent or not an
+ * object), in one pass. Assumes valid JSON.
+ */
+export function elementsWithData(text: string, span: [number, number]): { spans: [number, number][]; data: ([number, number] | undefined)[] } {
+  const spans: [number, number][] = []
+  const data: ([number, number] | undefined)[] = []
+  let i = span[0] + 1
+  const end = span[1] - 1
+  for (;;) {
+    while (i < end) {
+      const c = text.charCodeAt(i)
+      if (c === 44 || isWs(c)) i++
+      else break
+    }
+    if (i >= end) return { spans, data }
+    if (text.charCodeAt(i) !== 123) {
+      const v = valueSpan(text, i)
+      spans.push(v)
+      data.push(undefined)
+      i = v[1]
+      continue
+    }
+    // an object: its members up to the closing brace
+    const start = i
+    let found: [number, number] | undefined
+    i++
+    for (;;) {
+      while (i < end) {
+        const c = text.charCodeAt(i)
+        if (c === 44 || isWs(c)) i++
+        else break
+      }
+      if (i >= end || text.charCodeAt(i) !== 34) break
+      const kEnd = stringEnd(text, i)
+      const same = keyIs(text, i, kEnd, 'data')
+      i = kEnd
+      while (i < end) {
+        const c = text.charCodeAt(i)
+        if (c === 58 || isWs(c)) i++
+        else break
+      }
+      const v = valueSpan(text, i)
+      if (same) found = v
+      i = v[1]
+    }
+    // i is at the closing brace
+    spans.push([start, i + 1])
+    data.push(found)
+    i++
+  }
+}
+
 /** The span of member `key` of the object at `span` (the last one when repeated), if any. Assumes valid JSON. */
 export function memberSpan(text: string, span: [number, number], key: string): [number, number] | undefined {
   let found: [number, number] | undefined

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
 import { toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT } from '../../../lib/core/enrich/fields'
-import { compactJson, memberSpan, quote } from '../../../lib/core/enrich/json'
+import { arrayElements, compactJson, elementsWithData, memberSpan, quote } from '../../../lib/core/enrich/json'
 import { derivedTimestamp } from '../../../lib/core/enrich/steps'
 import { parseUri } from '../../../lib/core/enrich/uri'
 import { goodColumns, run, tp2 } from './helpers'
@@ -129,6 +129,15 @@ describe('JSON text', () => {
     const b = memberSpan(text, span, 'b\\')!
     expect(text.slice(b[0], b[1])).toBe('"\\\\"')
     expect(memberSpan(text, span, 'nope')).toBeUndefined()
+  })
+
+  it('lists array elements with their data members as arrayElements and memberSpan do', () => {
+    const text = '[ {"schema":"s","data":{"a":[1,{"data":2}]}} ,3, {"data":1,"d\\u0061ta" : "x]"}, {}, "{", [ {"data":0} ] ,{"schema":"t"}]'
+    const span: [number, number] = [0, text.length]
+    const { spans, data } = elementsWithData(text, span)
+    expect(spans).toEqual(arrayElements(text, span))
+    expect(data).toEqual(spans.map((e) => (text[e[0]] === '{' ? memberSpan(text, e, 'data') : undefined)))
+    expect(data.map((d) => (d ? text.slice(d[0], d[1]) : undefined))).toEqual(['{"a":[1,{"data":2}]}', undefined, '"x]"', undefined, undefined, undefined, undefined])
   })
 
   it('compacts keeping numbers and key order as written, escapes normalised', () => {
