@@ -321,8 +321,10 @@ export function base64Text(s: string): string {
       if (need > 1 << 20) return Buffer.from(s, 'base64').toString('utf8')
       scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2))
     }
-    const n = scratch.write(s, 0, 'base64')
-    return scratch.toString('utf8', 0, n)
+    // what write(s, 0, 'base64') and toString('utf8', 0, n) call, without their argument handling
+    const b = scratch as unknown as { base64Write(s: string, offset: number, length: number): number; utf8Slice(start: number, end: number): string }
+    const n = b.base64Write(s, 0, scratch.length)
+    return b.utf8Slice(0, n)
   }
   return decodeBase64Lenient(s).toString('utf8')
 }
