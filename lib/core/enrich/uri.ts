@@ -53,7 +53,7 @@ function encodeIllegal(s: string): string {
       i += 2
     } else if (c === 35 && ++hashes === 1) out += ch
     else if (c < 128 && ALLOWED[c] === 1 && c !== 37 && c !== 35) out += ch
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
       out += encodeURIComponent(s.slice(i, i + 2))
       i++
     } else {
