@@ -90,29 +90,16 @@ export function renderSetCookie(o: SetCookieOptions): string {
 
 /** The network user id cookie (and its script-readable twin when configured). */
 export function networkUserIdCookies(config: CookieConfig, nuid: string, nowMs: number, origin: string | undefined): string[] {
-  const base = {
-    value: nuid,
-    expiresMs: nowMs + config.expirationDays * 86_400_000,
-    domain: cookieDomain(config, origin),
-    path: config.path,
-    secure: config.secure,
-    sameSite: config.sameSite,
-  }
-  const out = [renderSetCookie({ ...base, name: config.name, httpOnly: config.httpOnly })]
-  if (config.clientCookieName) out.push(renderSetCookie({ ...base, name: config.clientCookieName, httpOnly: false }))
-  return out
+  return cookiePair(config, nuid, nowMs + config.expirationDays * 86_400_000, origin)
 }
 
 /** Expires the network user id cookie (empty value, date in the past), as anonymous requests do. */
 export function expiredCookies(config: CookieConfig, origin: string | undefined): string[] {
-  const base = {
-    value: '',
-    expiresMs: 0,
-    domain: cookieDomain(config, origin),
-    path: config.path,
-    secure: config.secure,
-    sameSite: config.sameSite,
-  }
+  return cookiePair(config, '', 0, origin)
+}
+
+function cookiePair(config: CookieConfig, value: string, expiresMs: number, origin: string | undefined): string[] {
+  const base = { value, expiresMs, domain: cookieDomain(config, origin), path: config.path, secure: config.secure, sameSite: config.sameSite }
   const out = [renderSetCookie({ ...base, name: config.name, httpOnly: config.httpOnly })]
   if (config.clientCookieName) out.push(renderSetCookie({ ...base, name: config.clientCookieName, httpOnly: false }))
   return out

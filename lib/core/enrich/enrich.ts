@@ -353,22 +353,30 @@ export class Enricher {
     seen.push({ schema: VALIDATION_INFO, data })
   }
 
-  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const source = 'unstruct'
+  /** Parses a `contexts` or `unstruct_event` wrapper and checks its schema criterion; problems go to `violations`. */
+  private wrapperInput(text: string, source: 'unstruct' | 'contexts', name: string, criterion: string, violations: Violation[]) {
     const parsed = parseJson(text, this.maxJsonDepth)
     if (!parsed.ok) {
       violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
-      return
+      return undefined
     }
     const sd = asSelfDescribing(parsed.doc.value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
-      return
+      return undefined
     }
-    if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', 'unstruct_event', 1, 0)) {
-      violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: UNSTRUCT_CRITERION, data: compactJson(text) })
-      return
+    if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', name, 1, 0)) {
+      violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion, data: compactJson(text) })
+      return undefined
     }
+    return { parsed, sd }
+  }
+
+  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+    const source = 'unstruct'
+    const w = this.wrapperInput(text, source, 'unstruct_event', UNSTRUCT_CRITERION, violations)
+    if (!w) return
+    const { parsed, sd } = w
     const whole = documentSpan(text)
     const innerSpan = memberSpan(text, whole, 'data')!
     const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, innerSpan)
@@ -392,20 +400,9 @@ export class Enricher {
 
   private contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
     const source = 'contexts'
-    const parsed = parseJson(text, this.maxJsonDepth)
-    if (!parsed.ok) {
-      violations.push({ kind: 'NotJson', source, field: source, value: text, error: parsed.error })
-      return
-    }
-    const sd = asSelfDescribing(parsed.doc.value)
-    if (!sd.ok) {
-      violations.push({ kind: 'NotIglu', source, json: compactJson(text), code: sd.code })
-      return
-    }
-    if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', 'contexts', 1, 0)) {
-      violations.push({ kind: 'CriterionMismatch', source, schemaKey: sd.uri, criterion: CONTEXTS_CRITERION, data: compactJson(text) })
-      return
-    }
+    const w = this.wrapperInput(text, source, 'contexts', CONTEXTS_CRITERION, violations)
+    if (!w) return
+    const { parsed, sd } = w
     const whole = documentSpan(text)
     const dataSpan = memberSpan(text, whole, 'data')!
     const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
