@@ -241,6 +241,8 @@ interface Pending {
  * promise settles when its own records are written, or rejects with the error
  * if any of them were not. A lone writer (one Lambda invocation at a time)
  * sees no added latency; many concurrent requests in one process share calls.
+ * One call in flight per stream by default: on the collector benchmark this
+ * carried more records per call and gave the highest throughput (1 > 2 > 4).
  */
 export class CoalescingKinesisWriter {
   private readonly queues = new Map<string, { items: Pending[]; inFlight: number }>()
@@ -250,7 +252,7 @@ export class CoalescingKinesisWriter {
     private readonly writer: KinesisWriter,
     options: { maxInFlight?: number } = {},
   ) {
-    this.maxInFlight = options.maxInFlight ?? 4
+    this.maxInFlight = options.maxInFlight ?? 1
   }
 
   write(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
