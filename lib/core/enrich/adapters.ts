@@ -18,6 +18,27 @@ export type Params = Map<string, string | null>
 export interface RawEvent {
   readonly payload: LoadedPayload
   readonly parameters: Params
+  /** The parameters as the tracker sent them, when they are all strings from one JSON object (same order as `parameters`). */
+  readonly fields?: Readonly<Record<string, string>>
+}
+
+/** A tp2 event whose parameters are the string members of its JSON object: the map is built only when read. */
+class FieldsEvent implements RawEvent {
+  private map: Params | undefined = undefined
+  constructor(
+    readonly payload: LoadedPayload,
+    readonly fields: Readonly<Record<string, string>>,
+  ) {}
+
+  get parameters(): Params {
+    if (this.map === undefined) {
+      const m: Params = new Map()
+      const o = this.fields
+      for (const k in o) m.set(k, o[k]!)
+      this.map = m
+    }
+    return this.map
+  }
 }
 
 export type AdapterMessage =
@@ -112,8 +133,12 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
       messages.push(input('body', stringify(item), 'event is not a JSON object'))
       continue
     }
-    const params: Params = new Map()
     const obj = item as Record<string, unknown>
+    if (qs.size === 0 && messages.length === 0 && allStrings(obj)) {
+      events.push(new FieldsEvent(p, obj as Record<string, string>))
+      continue
+    }
+    const params: Params = new Map()
     for (const k in obj) {
       const val = obj[k]
       if (val === null) messages.push(input(k, null, 'value cannot be null'))
@@ -126,6 +151,12 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
   }
   if (messages.length > 0) return fail(messages)
   return { ok: true, events }
+}
+
+/** Whether every member of `obj` is a string. */
+function allStrings(obj: Record<string, unknown>): boolean {
+  for (const k in obj) if (typeof obj[k] !== 'string') return false
+  return true
 }
 
 function redirect(p: LoadedPayload): AdapterResult {

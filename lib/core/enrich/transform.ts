@@ -111,6 +111,66 @@ function parseError(errors: AtomicError[], field: string, value: string, error: 
   errors.push({ field, value, message: error, keyword: 'atomic_field_parse_error' })
 }
 
+interface ParamState {
+  unstruct: string | null
+  contexts: string | null
+  tnuid: string | undefined
+}
+
+/** Maps one tracker parameter onto its column(s). */
+function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState): void {
+  const f = ev.f
+  const m = MAPPINGS.get(k)
+  if (m === undefined) return
+  let c: Conv<string | number>
+  switch (m.kind) {
+    case K_STR: f[m.col] = tsv(v); return
+    case K_INT: c = toInt(v); break
+    case K_DEC: c = toDecimal(v); break
+    case K_BOOL: c = toBool(v); break
+    case K_TS: {
+      const ms = plainMillis(v)
+      if (ms !== ms) {
+        c = toTimestamp(v)
+        break
+      }
+      const text = formatTimestamp(ms)
+      f[m.col] = text
+      if (ms >= YEAR_100) {
+        if (m.col === F.dvce_created_tstamp) {
+          ev.createdText = text
+          ev.createdMs = ms
+        } else if (m.col === F.dvce_sent_tstamp) {
+          ev.sentText = text
+          ev.sentMs = ms
+        }
+      }
+      return
+    }
+    case K_DIMS: {
+      const d = toDims(v)
+      if (d.ok) {
+        f[m.col] = d.value[0]
+        f[m.col2] = d.value[1]
+      } else parseError(errors, k, v, d.error)
+      return
+    }
+    case K_E: c = toEventType(v); break
+    case K_P: c = toPlatform(v); break
+    case K_IP: f[m.col] = toIp(v); return
+    case K_EID: c = toUuid(v); break
+    case K_SID: c = toUuid(v); break
+    case K_TNUID: st.tnuid = v; return
+    case K_UE_PR: st.unstruct = v; return
+    case K_UE_PX: st.unstruct = base64Text(v); return
+    case K_CO: st.contexts = v; return
+    case K_CX: st.contexts = base64Text(v); return
+    default: return
+  }
+  if (c.ok) f[m.col] = c.value
+  else parseError(errors, k, v, c.error)
+}
+
 /** Sets the defaults from the request, then maps every parameter. */
 export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext): Transformed {
   const f = ev.f
@@ -134,62 +194,14 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
     }
   }
 
-  let unstruct: string | null = null
-  let contexts: string | null = null
-  let tnuid: string | undefined
-
-  for (const [k, v] of raw.parameters) {
-    if (v === null) continue
-    const m = MAPPINGS.get(k)
-    if (m === undefined) continue
-    let c: Conv<string | number>
-    switch (m.kind) {
-      case K_STR: f[m.col] = tsv(v); continue
-      case K_INT: c = toInt(v); break
-      case K_DEC: c = toDecimal(v); break
-      case K_BOOL: c = toBool(v); break
-      case K_TS: {
-        const ms = plainMillis(v)
-        if (ms !== ms) {
-          c = toTimestamp(v)
-          break
-        }
-        const text = formatTimestamp(ms)
-        f[m.col] = text
-        if (ms >= YEAR_100) {
-          if (m.col === F.dvce_created_tstamp) {
-            ev.createdText = text
-            ev.createdMs = ms
-          } else if (m.col === F.dvce_sent_tstamp) {
-            ev.sentText = text
-            ev.sentMs = ms
-          }
-        }
-        continue
-      }
-      case K_DIMS: {
-        const d = toDims(v)
-        if (d.ok) {
-          f[m.col] = d.value[0]
-          f[m.col2] = d.value[1]
-        } else parseError(errors, k, v, d.error)
-        continue
-      }
-      case K_E: c = toEventType(v); break
-      case K_P: c = toPlatform(v); break
-      case K_IP: f[m.col] = toIp(v); continue
-      case K_EID: c = toUuid(v); break
-      case K_SID: c = toUuid(v); break
-      case K_TNUID: tnuid = v; continue
-      case K_UE_PR: unstruct = v; continue
-      case K_UE_PX: unstruct = base64Text(v); continue
-      case K_CO: contexts = v; continue
-      case K_CX: contexts = base64Text(v); continue
-      default: continue
-    }
-    if (c.ok) f[m.col] = c.value
-    else parseError(errors, k, v, c.error)
+  const st: ParamState = { unstruct: null, contexts: null, tnuid: undefined }
+  const fields = raw.fields
+  if (fields !== undefined) {
+    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st)
+  } else {
+    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st)
   }
+  const { unstruct, contexts, tnuid } = st
   if (tnuid !== undefined) f[F.network_userid] = tsv(tnuid)
   return { errors, unstruct, contexts }
 }
