@@ -19,7 +19,7 @@ import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { compactJson, elementsWithData, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
-import { stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
+import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
 import { transform, type AtomicError } from './transform'
 
@@ -224,7 +224,7 @@ export class Enricher {
 
   private afterUnstruct(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, contexts: string | null, e1: Violation[]): void | Promise<void> {
     const c = contexts !== null ? this.contextsInput(contexts, ev, e1) : undefined
-    const input: StepInput = { raw, pageQuery: null }
+    const input: StepInput = new EventStepInput(raw)
     if (c !== undefined) return c.then(() => this.runSteps(raw, batch, out, ev, e1, [], input, 0))
     return this.runSteps(raw, batch, out, ev, e1, [], input, 0)
   }

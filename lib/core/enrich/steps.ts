@@ -32,6 +32,31 @@ export interface StepInput {
   readonly raw: RawEvent
   /** The page URL's query parameters (set by the built-in step at 8.5). */
   pageQuery: NameValue[] | null
+  /** The page URL's checked query text (set by the built-in step at 8.5); `pageQuery` splits it when first read. */
+  pageQueryText?: string | null
+}
+
+/** A step input whose page query is split only when a step reads it. */
+export class EventStepInput implements StepInput {
+  private pairs: NameValue[] | null | undefined = null
+  private text: string | null = null
+  constructor(readonly raw: RawEvent) {}
+
+  get pageQuery(): NameValue[] | null {
+    if (this.pairs === undefined) this.pairs = splitQuery(this.text!)
+    return this.pairs
+  }
+  set pageQuery(v: NameValue[] | null) {
+    this.pairs = v
+    this.text = null
+  }
+  get pageQueryText(): string | null {
+    return this.text
+  }
+  set pageQueryText(q: string | null) {
+    this.text = q
+    this.pairs = q === null ? null : undefined
+  }
 }
 
 export interface Enrichment {
@@ -154,7 +179,8 @@ export const BUILT_IN_STEPS: readonly Enrichment[] = [
       if (!c.ok) {
         return { failures: [{ enrichment: null, message: { field: 'uri', value: ev.f[F.page_url] as string, expectation: `Could not parse uri. Error: [${c.error}].` } }] }
       }
-      input.pageQuery = splitQuery(c.query)
+      if (input instanceof EventStepInput) input.pageQueryText = c.query
+      else input.pageQuery = splitQuery(c.query)
       return none
     },
   },
@@ -163,6 +189,9 @@ export const BUILT_IN_STEPS: readonly Enrichment[] = [
     order: 10.5,
     run(ev, input) {
       let sp: string | null | undefined
+      // a `_sp` name is in the text as is, or percent-encoded
+      const text = input instanceof EventStepInput ? input.pageQueryText : undefined
+      if (text !== undefined && text !== null && text.indexOf('_sp') < 0 && text.indexOf('%') < 0) return none
       for (const [k, v] of input.pageQuery ?? []) if (k === '_sp') sp = v
       if (sp === undefined || sp === null || sp === '') return none
       const parts = sp.split('.')
