@@ -70,13 +70,20 @@ function str(v: string | null): string {
   return v === null ? 'null' : quote(v)
 }
 
-/** The raw event of enrichment payloads (written directly: it is in every enrichment bad row). */
-export function rawEventJson(p: LoadedPayload, params: Params): Raw {
+/** The raw event of enrichment payloads (written directly: it is in every enrichment bad row); `params` as a map or as the tracker's object of strings. */
+export function rawEventJson(p: LoadedPayload, params: Params | Readonly<Record<string, string>>): Raw {
   let parameters = '['
   let first = true
-  for (const [name, value] of params) {
-    parameters += (first ? '{"name":' : ',{"name":') + quote(name) + ',"value":' + str(value) + '}'
-    first = false
+  if (params instanceof Map) {
+    for (const [name, value] of params) {
+      parameters += (first ? '{"name":' : ',{"name":') + quote(name) + ',"value":' + str(value) + '}'
+      first = false
+    }
+  } else {
+    for (const name in params) {
+      parameters += (first ? '{"name":' : ',{"name":') + quote(name) + ',"value":' + quote(params[name]!) + '}'
+      first = false
+    }
   }
   parameters += ']'
   let headers = '['

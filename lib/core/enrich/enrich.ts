@@ -308,7 +308,7 @@ export class Enricher {
     for (const v of e3) failures.push(this.failureEntity(v, at))
     finish(ev, failures)
     const enrichedJson = toPartialJson(f)
-    const rawJson = rawEventJson(raw.payload, raw.parameters)
+    const rawJson = rawEventJson(raw.payload, raw.fields ?? raw.parameters)
     if (e1.length > 0) this.bad(out, 'schema_violations', enrichmentBadRow('schema_violations', s.processor, at, e1.map(violationMessage), enrichedJson, rawJson), at)
     else if (e2.length > 0) this.bad(out, 'enrichment_failures', enrichmentBadRow('enrichment_failures', s.processor, at, e2, enrichedJson, rawJson), at)
     else this.bad(out, 'schema_violations', enrichmentBadRow('schema_violations', s.processor, at, e3.map(violationMessage), enrichedJson, rawJson), at)

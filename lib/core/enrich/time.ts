@@ -1,4 +1,5 @@
 /** Timestamps in the forms enrich's outputs use. */
+import { formatTimestamp } from './convert'
 
 /** Java `Instant.toString`: ISO-8601 UTC, the fraction left out when it is zero. */
 export function instant(ms: number): string {
@@ -16,5 +17,10 @@ let lastInstant = ''
 
 /** ISO-8601 UTC with milliseconds always (bad-row payload timestamps). */
 export function isoMillis(ms: number): string {
+  // years 0 to 9999: the same fields as the (cached) column format
+  if (Number.isInteger(ms) && ms >= -62167219200000 && ms < 253402300800000) {
+    const t = formatTimestamp(ms)
+    return t.slice(0, 10) + 'T' + t.slice(11) + 'Z'
+  }
   return new Date(ms).toISOString()
 }
