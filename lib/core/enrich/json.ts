@@ -195,50 +195,39 @@ export function elementsWithData(text: string, span: [number, number]): { spans:
     }
     // an object: its members up to the closing brace
     const start = i
-    let found: [number, number] | undefined
-    i++
-    for (;;) {
-      while (i < end) {
-        const c = text.charCodeAt(i)
-        if (c === 44 || isWs(c)) i++
-        else break
-      }
-      if (i >= end || text.charCodeAt(i) !== 34) break
-      const kEnd = stringEnd(text, i)
-      const same = keyIs(text, i, kEnd, 'data')
-      i = kEnd
-      while (i < end) {
-        const c = text.charCodeAt(i)
-        if (c === 58 || isWs(c)) i++
-        else break
-      }
-      const v = valueSpan(text, i)
-      if (same) found = v
-      i = v[1]
-    }
+    const m = scanMembers(text, i + 1, end, 'data')
+    i = m.end
     // i is at the closing brace
     spans.push([start, i + 1])
-    data.push(found)
+    data.push(m.found)
     i++
   }
 }
 
 /** The span of member `key` of the object at `span` (the last one when repeated), if any. Assumes valid JSON. */
 export function memberSpan(text: string, span: [number, number], key: string): [number, number] | undefined {
+  return scanMembers(text, span[0] + 1, span[1] - 1, key).found
+}
+
+/**
+ * Walks the members of an object from just after its `{`, stopping at the
+ * closing brace (or `limit`): the span of member `key` (the last one when
+ * repeated) and where the walk stopped. Assumes valid JSON.
+ */
+function scanMembers(text: string, from: number, limit: number, key: string): { found: [number, number] | undefined; end: number } {
   let found: [number, number] | undefined
-  let i = span[0] + 1
-  const end = span[1] - 1
+  let i = from
   for (;;) {
-    while (i < end) {
+    while (i < limit) {
       const c = text.charCodeAt(i)
       if (c === 44 || isWs(c)) i++
       else break
     }
-    if (i >= end || text.charCodeAt(i) !== 34) return found
+    if (i >= limit || text.charCodeAt(i) !== 34) return { found, end: i }
     const kEnd = stringEnd(text, i)
     const same = keyIs(text, i, kEnd, key)
     i = kEnd
-    while (i < end) {
+    while (i < limit) {
       const c = text.charCodeAt(i)
       if (c === 58 || isWs(c)) i++
       else break

@@ -2,34 +2,16 @@ import { GetObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
 import { HttpRepository } from '../../../lib/core/iglu/repositories'
 import { Resolver } from '../../../lib/core/iglu/resolver'
+import { call as request } from '../../support/http'
 import { testClients, useLocalStack } from '../../support/stack'
+import { schema } from '../../unit/iglu/helpers'
 
 const SUPER = 'b5f0c7de-6a3e-4d2b-9c41-2f8e7a1d0c33'
-const META = 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#'
 const stack = useLocalStack({ triggers: false, environment: { FLOE_SUPER_API_KEY: SUPER, FLOE_REGISTRY_PATCHES_ALLOWED: 'true' } })
 
-const schema = (vendor: string, name: string, version: string, extra: Record<string, unknown> = {}) => ({
-  $schema: META,
-  description: `${name} ${version}`,
-  self: { vendor, name, format: 'jsonschema', version },
-  type: 'object',
-  properties: { a: { type: 'string', maxLength: 10 } },
-  additionalProperties: false,
-  ...extra,
-})
-
 async function call(method: string, path: string, init: { apikey?: string; body?: unknown } = {}) {
-  const res = await fetch(`${stack.current.url}${path}`, {
-    method,
-    headers: { ...(init.apikey ? { apikey: init.apikey } : {}), 'content-type': 'application/json' },
-    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
-  })
-  const text = await res.text()
-  let body: any = text
-  try {
-    body = JSON.parse(text)
-  } catch {}
-  return { status: res.status, body, headers: res.headers }
+  // The registry reads any body as JSON, whatever its content type: keep sending one.
+  return request(`${stack.current.url}${path}`, method, { headers: { ...(init.apikey ? { apikey: init.apikey } : {}), 'content-type': 'application/json' }, body: init.body })
 }
 const api = (p: string) => `/registry-server/api${p}`
 

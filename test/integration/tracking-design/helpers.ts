@@ -5,26 +5,8 @@ import { parseIgluUri } from '../../../lib/core/iglu/keys'
 import type { LocalStack } from '../../../lib/local/stack'
 import { testClients } from '../../support/stack'
 
-export interface Reply {
-  status: number
-  body: any
-  text: string
-  headers: Headers
-}
-
-export async function call(url: string, method: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Reply> {
-  const res = await fetch(url, {
-    method,
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
-  })
-  const text = await res.text()
-  let body: any = text
-  try {
-    body = JSON.parse(text)
-  } catch {}
-  return { status: res.status, body, text, headers: res.headers }
-}
+import { call } from '../../support/http'
+export { call, type Reply } from '../../support/http'
 
 export function accountStore(stack: LocalStack) {
   return new DynamoAccountStore(testClients().ddb, stack.names.tables.apiKeys, stack.names.tables.settings)
