@@ -7,7 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
 import { resolve } from 'node:path'
-import { envVar, type Access, type BucketKey, type StreamKey, type TableKey } from './resources'
+import { envVar, type Access, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
 
 export interface DataResources {
@@ -63,26 +63,15 @@ export class FloeFunction extends Construct {
         },
       },
     })
-    for (const [key, access] of Object.entries(decl.tables ?? {}) as [TableKey, Access][]) {
-      const table = data.tables[key]
-      if (access === 'read') table.grantReadData(this.fn)
-      else if (access === 'write') table.grantWriteData(this.fn)
-      else table.grantReadWriteData(this.fn)
-      this.fn.addEnvironment(envVar('table', key), table.tableName)
+    const grant = <R>(kind: ResourceKind, granted: Partial<Record<string, Access>> | undefined, resources: Readonly<Record<string, R>>, how: Record<Access, (r: R) => unknown>, name: (r: R) => string) => {
+      for (const [key, access] of Object.entries(granted ?? {}) as [string, Access][]) {
+        const resource = resources[key]!
+        how[access](resource)
+        this.fn.addEnvironment(envVar(kind, key), name(resource))
+      }
     }
-    for (const [key, access] of Object.entries(decl.streams ?? {}) as [StreamKey, Access][]) {
-      const stream = data.streams[key]
-      if (access === 'read') stream.grantRead(this.fn)
-      else if (access === 'write') stream.grantWrite(this.fn)
-      else stream.grantReadWrite(this.fn)
-      this.fn.addEnvironment(envVar('stream', key), stream.streamName)
-    }
-    for (const [key, access] of Object.entries(decl.buckets ?? {}) as [BucketKey, Access][]) {
-      const bucket = data.buckets[key]
-      if (access === 'read') bucket.grantRead(this.fn)
-      else if (access === 'write') bucket.grantWrite(this.fn)
-      else bucket.grantReadWrite(this.fn)
-      this.fn.addEnvironment(envVar('bucket', key), bucket.bucketName)
-    }
+    grant('table', decl.tables, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
+    grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
+    grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)
   }
 }

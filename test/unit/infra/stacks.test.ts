@@ -51,6 +51,11 @@ describe('CDK app', () => {
     })
   })
 
+  it('grants each function the access its declaration names', () => {
+    const actions = JSON.stringify(Object.values(app.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument.Statement))
+    for (const a of ['kinesis:PutRecords', 'kinesis:GetRecords', 'dynamodb:Query', 'dynamodb:PutItem', 's3:PutObject', 's3:GetObject*']) expect(actions).toContain(a)
+  })
+
   it('keeps stateful resources when the stacks are deleted', () => {
     for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Kinesis::Stream', 'AWS::S3::Bucket']) {
       for (const r of Object.values(data.findResources(type))) expect(r.DeletionPolicy).toBe('Retain')
