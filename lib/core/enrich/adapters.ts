@@ -20,6 +20,8 @@ export interface RawEvent {
   readonly parameters: Params
   /** The parameters as the tracker sent them, when they are all strings from one JSON object (same order as `parameters`). */
   readonly fields?: Readonly<Record<string, string>>
+  /** No parameter value holds a control character (so each is TSV-safe as it is). */
+  readonly controlFree?: boolean
 }
 
 /** A tp2 event whose parameters are the string members of its JSON object: the map is built only when read. */
@@ -28,6 +30,7 @@ class FieldsEvent implements RawEvent {
   constructor(
     readonly payload: LoadedPayload,
     readonly fields: Readonly<Record<string, string>>,
+    readonly controlFree: boolean,
   ) {}
 
   get parameters(): Params {
@@ -128,6 +131,9 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
   if (data.length === 0) return fail([input('body', compactJson(body), 'empty list of events')])
   const events: RawEvent[] = []
   const messages: AdapterMessage[] = []
+  // A JSON string cannot hold a raw control character below U+0020, only an
+  // escaped one: without a backslash (and DEL) in the body, no value has one.
+  const controlFree = body.indexOf('\\') < 0 && body.indexOf('\x7f') < 0
   for (const item of data) {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       messages.push(input('body', stringify(item), 'event is not a JSON object'))
@@ -135,7 +141,7 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
     }
     const obj = item as Record<string, unknown>
     if (qs.size === 0 && messages.length === 0 && allStrings(obj)) {
-      events.push(new FieldsEvent(p, obj as Record<string, string>))
+      events.push(new FieldsEvent(p, obj as Record<string, string>, controlFree))
       continue
     }
     const params: Params = new Map()

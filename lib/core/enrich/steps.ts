@@ -11,7 +11,7 @@ import { parseTimestamp, formatTimestamp, toTimestamp, tsv, base64Text } from '.
 import type { Entity, EnrichedEvent } from './event'
 import { F } from './fields'
 import { checkQuery, splitQuery, type NameValue } from './querystring'
-import { parseUri, uriParts } from './uri'
+import { nonEmpty, parseUri, uriParts } from './uri'
 
 /** An enrichment failure (`enrichment_failures` message). */
 export interface EnrichmentFailure {
@@ -140,7 +140,7 @@ export const BUILT_IN_STEPS: readonly Enrichment[] = [
       if (url === null) return none
       const r = parseUri(url)
       if (!r.ok) return { failures: [simple(r.error)] }
-      ev.f[F.page_url] = tsv(r.uri.text)
+      ev.f[F.page_url] = nonEmpty(r.uri.text)
       setUri(ev, F.page_urlscheme, uriParts(r.uri))
       return none
     },

@@ -118,13 +118,13 @@ interface ParamState {
 }
 
 /** Maps one tracker parameter onto its column(s). */
-function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState): void {
+function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState, controlFree: boolean): void {
   const f = ev.f
   const m = MAPPINGS.get(k)
   if (m === undefined) return
   let c: Conv<string | number>
   switch (m.kind) {
-    case K_STR: f[m.col] = tsv(v); return
+    case K_STR: f[m.col] = controlFree ? (v === '' ? null : v) : tsv(v); return
     case K_INT: c = toInt(v); break
     case K_DEC: c = toDecimal(v); break
     case K_BOOL: c = toBool(v); break
@@ -197,9 +197,10 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   const st: ParamState = { unstruct: null, contexts: null, tnuid: undefined }
   const fields = raw.fields
   if (fields !== undefined) {
-    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st)
+    const controlFree = raw.controlFree === true
+    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st, controlFree)
   } else {
-    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st)
+    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st, false)
   }
   const { unstruct, contexts, tnuid } = st
   if (tnuid !== undefined) f[F.network_userid] = tsv(tnuid)

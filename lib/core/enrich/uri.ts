@@ -3,8 +3,6 @@
  * when that fails, characters a strict parser refuses are percent-encoded
  * (the lenient fallback) and parsing is tried again.
  */
-import { tsv } from './convert'
-
 export interface ParsedUri {
   /** The URI's string form (what `page_url` becomes). */
   readonly text: string
@@ -166,8 +164,17 @@ export function parseUri(raw: string): UriParse {
   }
 }
 
-/** The `*_url*` columns of a parsed URI: scheme, host, port (default 443 / 80), path, query, fragment. */
+/**
+ * The `*_url*` columns of a parsed URI: scheme, host, port (default 443 / 80), path, query, fragment.
+ * A parsed URI holds no control character (the strict parse refuses them and
+ * the lenient one percent-encodes them), so its parts are TSV-safe as they are; empty parts are null.
+ */
 export function uriParts(u: ParsedUri): [string | null, string | null, number, string | null, string | null, string | null] {
   const port = u.port ?? (u.scheme === 'https' ? 443 : 80)
-  return [u.scheme === null ? null : tsv(u.scheme), u.host === null ? null : tsv(u.host), port, u.path === null ? null : tsv(u.path), u.query === null ? null : tsv(u.query), u.fragment === null ? null : tsv(u.fragment)]
+  return [nonEmpty(u.scheme), nonEmpty(u.host), port, nonEmpty(u.path), nonEmpty(u.query), nonEmpty(u.fragment)]
+}
+
+/** A part of a parsed URI as a column: empty → null. */
+export function nonEmpty(s: string | null): string | null {
+  return s === '' ? null : s
 }

@@ -203,3 +203,35 @@ describe('URLs with broken UTF-16', () => {
     if (r.ok) expect(r.uri.path).toBe('/a%EF%BF%BDb%7Cc')
   })
 })
+
+describe('TSV-safe text without per-value checks', () => {
+  // eslint-disable-next-line no-control-regex
+  const CONTROL = /[\x00-\x1f\x7f]/
+  it('a parsed URI and its parts hold no control character, whatever the input', () => {
+    const r = rng(9)
+    const alphabet = ['a', '/', '?', '#', ':', '%', '%41', '\t', '\n', '\r', '\u0000', '\u001f', '\u007f', '\u0085', '\u009f', 'é', ' ', '\u2028', 'http://', '//h:8', '[::1]']
+    let parsed = 0
+    for (let k = 0; k < 20_000; k++) {
+      let t = ''
+      const len = Math.floor(r() * 10)
+      for (let j = 0; j < len; j++) t += alphabet[Math.floor(r() * alphabet.length)]
+      const got = parseUri(t)
+      if (!got.ok) continue
+      parsed++
+      const u = got.uri
+      for (const part of [u.text, u.scheme, u.host, u.path, u.query, u.fragment]) if (part !== null) expect(CONTROL.test(part), JSON.stringify(t)).toBe(false)
+    }
+    expect(parsed).toBeGreaterThan(10_000)
+  })
+
+  it('POST bodies with escaped control characters and DEL are cleaned as GET parameters are', async () => {
+    for (const page of ['a\tb', 'a\nb\r', 'a\u007fb', 'a\u0001b', 'plain']) {
+      const body = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: [{ e: 'pv', p: 'web', tv: 'js-3', page, aid: page }] })
+      const post = goodColumns(await run(tp2('', { body, contentType: 'application/json' })))
+      const get = goodColumns(await run(tp2(`e=pv&p=web&tv=js-3&page=${encodeURIComponent(page)}&aid=${encodeURIComponent(page)}`)))
+      expect(post.page_title, JSON.stringify(page)).toBe(get.page_title)
+      expect(post.app_id).toBe(get.app_id)
+      expect(CONTROL.test(post.page_title!)).toBe(false)
+    }
+  })
+})
