@@ -17,7 +17,7 @@ import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
-import { compactJson, elementsWithData, flat, memberSpan, parseJson, quote, Raw, stringify } from './json'
+import { compactJson, flat, parseJson, quote, Raw, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
 import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
@@ -80,29 +80,20 @@ type EventOut = { outputs: Output[]; dropped: number; invalid: RecordOutcome['in
 /** A validated self-describing value: its schema and data text; undefined when a violation was recorded. */
 type Checked = { uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined
 
-/** The outcome of validating one self-describing value whose data is in `text` at `span` (see `checkSdj`). */
-function checked(
-  v: Validated,
-  schemaUri: string,
-  text: string,
-  span: [number, number],
-  source: string,
-  violations: Violation[],
-  withData: boolean,
-  dataSpan: [number, number] | undefined,
-): Checked {
+/** The outcome of validating one self-describing value whose text is in `text` at `spans` (see `checkSdj`). */
+function checked(v: Validated, schemaUri: string, text: string, spans: SdjSpans, source: string, violations: Violation[], withData: boolean): Checked {
   if (!v.ok) {
     if ('unavailable' in v) throw new Unavailable(v.unavailable)
-    const ds = dataSpan ?? memberSpan(text, span, 'data')!
-    violations.push({ kind: 'IgluError', source, schemaKey: schemaUri, error: v.error, data: compactJson(text, ds[0], ds[1]), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
+    violations.push({ kind: 'IgluError', source, schemaKey: schemaUri, error: v.error, data: dataText(text, spans), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
     return undefined
   }
-  let data = ''
-  if (withData) {
-    const ds = dataSpan ?? memberSpan(text, span, 'data')!
-    data = compactJson(text, ds[0], ds[1])
-  }
-  return { uri: v.uri, data, superseded: v.superseded }
+  return { uri: v.uri, data: withData ? dataText(text, spans) : '', superseded: v.superseded }
+}
+
+/** The compact text of a self-describing value's data. */
+function dataText(text: string, spans: SdjSpans): string {
+  const ds = spans.data!
+  return spans.compact ? text.slice(ds[0], ds[1]) : compactJson(text, ds[0], ds[1])
 }
 
 class Unavailable {
@@ -321,28 +312,19 @@ export class Enricher {
   }
 
   /**
-   * Validates one self-describing value (`span`: its text); returns its data
-   * text (compact, when `withData`) or records a violation. `dataSpan`: the
-   * span of its `data` member when the caller already has it.
+   * Validates one self-describing value (`spans`: where it and its data sit in
+   * `text`); returns its data text (compact, when `withData`) or records a violation.
    */
-  private checkSdj(
-    value: unknown,
-    text: string,
-    span: [number, number],
-    source: string,
-    violations: Violation[],
-    withData: boolean,
-    dataSpan?: [number, number],
-  ): Checked | Promise<Checked> {
+  private checkSdj(value: unknown, text: string, spans: SdjSpans, source: string, violations: Violation[], withData: boolean): Checked | Promise<Checked> {
     const sd = asSelfDescribing(value)
     if (!sd.ok) {
-      violations.push({ kind: 'NotIglu', source, json: compactJson(text, span[0], span[1]), code: sd.code })
+      violations.push({ kind: 'NotIglu', source, json: compactJson(text, spans.span[0], spans.span[1]), code: sd.code })
       return undefined
     }
     const resolver = this.settings.resolver
     const v = validateCached(resolver, sd.key, sd.data)
-    if (v === undefined) return validateData(resolver, sd.key, sd.data).then((r) => checked(r, sd.uri, text, span, source, violations, withData, dataSpan))
-    return checked(v, sd.uri, text, span, source, violations, withData, dataSpan)
+    if (v === undefined) return validateData(resolver, sd.key, sd.data).then((r) => checked(r, sd.uri, text, spans, source, violations, withData))
+    return checked(v, sd.uri, text, spans, source, violations, withData)
   }
 
   private noteSuperseded(ev: EnrichedEvent, sup: { originalSchema: string; validatedWith: string } | undefined): void {
@@ -378,15 +360,16 @@ export class Enricher {
     if (!w) return
     const { parsed, sd } = w
     const whole = documentSpan(text)
-    const innerSpan = memberSpan(text, whole, 'data')!
-    const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, innerSpan)
-    if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, innerSpan, ev, violations) : undefined))
+    const layout = wrapperSpans(text, whole)
+    const wrapper = this.checkSdj(parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
+    const inner = layout.inner ?? sdjSpans(text, layout.data!)
+    if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, inner, ev, violations) : undefined))
     if (!wrapper) return
-    return this.unstructInner(sd.data, text, innerSpan, ev, violations)
+    return this.unstructInner(sd.data, text, inner, ev, violations)
   }
 
-  private unstructInner(value: unknown, text: string, span: [number, number], ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const inner = this.checkSdj(value, text, span, 'unstruct', violations, true)
+  private unstructInner(value: unknown, text: string, spans: SdjSpans, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+    const inner = this.checkSdj(value, text, spans, 'unstruct', violations, true)
     if (isPromise(inner)) return inner.then((i) => this.setUnstruct(ev, i))
     this.setUnstruct(ev, inner)
     return undefined
@@ -404,27 +387,20 @@ export class Enricher {
     if (!w) return
     const { parsed, sd } = w
     const whole = documentSpan(text)
-    const dataSpan = memberSpan(text, whole, 'data')!
-    const wrapper = this.checkSdj(parsed.doc.value, text, whole, source, violations, false, dataSpan)
+    const layout = wrapperSpans(text, whole)
+    const wrapper = this.checkSdj(parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
     const items = sd.data
     if (isPromise(wrapper)) {
-      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, elementsWithData(text, dataSpan), items, 0, ev, violations) : undefined))
+      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, layout.elements!, items, 0, ev, violations) : undefined))
     }
     if (!wrapper || !Array.isArray(items)) return
-    return this.contextItems(text, elementsWithData(text, dataSpan), items, 0, ev, violations)
+    return this.contextItems(text, layout.elements!, items, 0, ev, violations)
   }
 
   /** The entities of a contexts array from `from` on, each validated on its own. */
-  private contextItems(
-    text: string,
-    elements: { spans: [number, number][]; data: ([number, number] | undefined)[] },
-    items: unknown[],
-    from: number,
-    ev: EnrichedEvent,
-    violations: Violation[],
-  ): Promise<void> | undefined {
+  private contextItems(text: string, elements: SdjSpans[], items: unknown[], from: number, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
     for (let i = from; i < items.length; i++) {
-      const entity = this.checkSdj(items[i], text, elements.spans[i]!, 'contexts', violations, true, elements.data[i])
+      const entity = this.checkSdj(items[i], text, elements[i]!, 'contexts', violations, true)
       if (isPromise(entity)) {
         return entity.then((e) => {
           this.addContext(ev, e)

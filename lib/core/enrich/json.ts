@@ -109,6 +109,12 @@ function stringEnd(text: string, i: number): number {
   }
 }
 
+/**
+ * Set by `valueSpan` when it steps over whitespace inside a container (outside
+ * strings: in valid JSON nothing else at or below U+0020 can be there).
+ */
+let spaced = false
+
 /** Span [start, end) of the value starting at or after `i` (whitespace skipped). */
 export function valueSpan(text: string, i: number): [number, number] {
   const n = text.length
@@ -125,7 +131,7 @@ export function valueSpan(text: string, i: number): [number, number] {
       else if (d === 125 || d === 93) {
         depth--
         if (depth === 0) return [start, i + 1]
-      }
+      } else if (d <= 32) spaced = true
     }
     return [start, n]
   }
@@ -169,69 +175,137 @@ export function arrayElements(text: string, span: [number, number]): [number, nu
   }
 }
 
-/**
- * The elements of the array at `span`, with the span of each object element's
- * `data` member (the last one when repeated; undefined when absent or not an
- * object), in one pass. Assumes valid JSON.
- */
-export function elementsWithData(text: string, span: [number, number]): { spans: [number, number][]; data: ([number, number] | undefined)[] } {
-  const spans: [number, number][] = []
-  const data: ([number, number] | undefined)[] = []
+/** Where a self-describing value sits in a text. */
+export interface SdjSpans {
+  /** The whole value. */
+  readonly span: [number, number]
+  /** Its `data` member (the last one when repeated); undefined when absent or when the value is no object. */
+  readonly data: [number, number] | undefined
+  /** The data text is compact already (no whitespace outside strings, no escape): `compactJson` would return it unchanged. */
+  readonly compact: boolean
+}
+
+/** A `contexts` or `unstruct_event` wrapper, from one walk over its text: its `data` member and the entities in it. */
+export interface WrapperSpans {
+  readonly data: [number, number] | undefined
+  /** When `data` is an array: its elements. */
+  readonly elements: SdjSpans[] | undefined
+  /** When `data` is an object: that entity. */
+  readonly inner: SdjSpans | undefined
+}
+
+/** The layout of the wrapper object at `span`, from one walk. Assumes valid JSON. */
+export function wrapperSpans(text: string, span: [number, number]): WrapperSpans {
+  let data: [number, number] | undefined
+  let elements: SdjSpans[] | undefined
+  let inner: SdjSpans | undefined
   let i = span[0] + 1
-  const end = span[1] - 1
+  const limit = span[1] - 1
   for (;;) {
-    while (i < end) {
-      const c = text.charCodeAt(i)
-      if (c === 44 || isWs(c)) i++
-      else break
-    }
-    if (i >= end) return { spans, data }
-    if (text.charCodeAt(i) !== 123) {
-      const v = valueSpan(text, i)
-      spans.push(v)
-      data.push(undefined)
-      i = v[1]
+    i = skipSeparators(text, i, limit, 44)
+    if (i >= limit || text.charCodeAt(i) !== 34) return { data, elements, inner }
+    const kEnd = stringEnd(text, i)
+    const same = keyIs(text, i, kEnd, 'data')
+    i = skipSeparators(text, kEnd, limit, 58)
+    if (!same) {
+      i = valueSpan(text, i)[1]
       continue
     }
-    // an object: its members up to the closing brace
-    const start = i
-    const m = scanMembers(text, i + 1, end, 'data')
-    i = m.end
-    // i is at the closing brace
-    spans.push([start, i + 1])
-    data.push(m.found)
-    i++
+    const c = text.charCodeAt(i)
+    if (c === 91) {
+      const a = arrayOfSdj(text, i, limit)
+      elements = a.elements
+      inner = undefined
+      data = [i, a.end]
+    } else if (c === 123) {
+      inner = sdjAt(text, i, limit)
+      elements = undefined
+      data = inner.span
+    } else {
+      elements = undefined
+      inner = undefined
+      data = valueSpan(text, i)
+    }
+    i = data[1]
   }
+}
+
+/** The spans of the self-describing value at `span` (its `data` member found in one walk). Assumes valid JSON. */
+export function sdjSpans(text: string, span: [number, number]): SdjSpans {
+  if (text.charCodeAt(span[0]) !== 123) return { span, data: undefined, compact: false }
+  return sdjAt(text, span[0], span[1] - 1)
+}
+
+/** The self-describing object starting at `start` (its `{`), not reaching past `limit`. */
+function sdjAt(text: string, start: number, limit: number): SdjSpans {
+  let data: [number, number] | undefined
+  let spacedData = false
+  let i = start + 1
+  for (;;) {
+    i = skipSeparators(text, i, limit, 44)
+    if (i >= limit || text.charCodeAt(i) !== 34) break
+    const kEnd = stringEnd(text, i)
+    const same = keyIs(text, i, kEnd, 'data')
+    i = skipSeparators(text, kEnd, limit, 58)
+    spaced = false
+    const v = valueSpan(text, i)
+    if (same) {
+      data = v
+      spacedData = spaced
+    }
+    i = v[1]
+  }
+  // i is at the closing brace
+  const compact = data !== undefined && !spacedData && !hasBackslash(text, data[0], data[1])
+  return { span: [start, i + 1], data, compact }
+}
+
+/** The elements of the array starting at `start` (its `[`) and where it ends (exclusive). */
+function arrayOfSdj(text: string, start: number, limit: number): { elements: SdjSpans[]; end: number } {
+  const elements: SdjSpans[] = []
+  let i = start + 1
+  for (;;) {
+    i = skipSeparators(text, i, limit, 44)
+    const c = text.charCodeAt(i)
+    if (i >= limit || c === 93) return { elements, end: i + 1 }
+    if (c === 123) {
+      const e = sdjAt(text, i, limit)
+      elements.push(e)
+      i = e.span[1]
+    } else {
+      const v = valueSpan(text, i)
+      elements.push({ span: v, data: undefined, compact: false })
+      i = v[1]
+    }
+  }
+}
+
+/** The first position from `i` that is neither whitespace nor the separator `sep` (`,` or `:`). */
+function skipSeparators(text: string, i: number, limit: number, sep: number): number {
+  while (i < limit) {
+    const c = text.charCodeAt(i)
+    if (c === sep || isWs(c)) i++
+    else break
+  }
+  return i
+}
+
+function hasBackslash(text: string, start: number, end: number): boolean {
+  const k = text.indexOf('\\', start)
+  return k >= 0 && k < end
 }
 
 /** The span of member `key` of the object at `span` (the last one when repeated), if any. Assumes valid JSON. */
 export function memberSpan(text: string, span: [number, number], key: string): [number, number] | undefined {
-  return scanMembers(text, span[0] + 1, span[1] - 1, key).found
-}
-
-/**
- * Walks the members of an object from just after its `{`, stopping at the
- * closing brace (or `limit`): the span of member `key` (the last one when
- * repeated) and where the walk stopped. Assumes valid JSON.
- */
-function scanMembers(text: string, from: number, limit: number, key: string): { found: [number, number] | undefined; end: number } {
   let found: [number, number] | undefined
-  let i = from
+  let i = span[0] + 1
+  const limit = span[1] - 1
   for (;;) {
-    while (i < limit) {
-      const c = text.charCodeAt(i)
-      if (c === 44 || isWs(c)) i++
-      else break
-    }
-    if (i >= limit || text.charCodeAt(i) !== 34) return { found, end: i }
+    i = skipSeparators(text, i, limit, 44)
+    if (i >= limit || text.charCodeAt(i) !== 34) return found
     const kEnd = stringEnd(text, i)
     const same = keyIs(text, i, kEnd, key)
-    i = kEnd
-    while (i < limit) {
-      const c = text.charCodeAt(i)
-      if (c === 58 || isWs(c)) i++
-      else break
-    }
+    i = skipSeparators(text, kEnd, limit, 58)
     const v = valueSpan(text, i)
     if (same) found = v
     i = v[1]

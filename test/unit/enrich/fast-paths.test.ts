@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
 import { toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT } from '../../../lib/core/enrich/fields'
-import { arrayElements, compactJson, elementsWithData, memberSpan, quote } from '../../../lib/core/enrich/json'
+import { arrayElements, compactJson, memberSpan, quote, sdjSpans, wrapperSpans } from '../../../lib/core/enrich/json'
 import { derivedTimestamp } from '../../../lib/core/enrich/steps'
 import { parseUri } from '../../../lib/core/enrich/uri'
 import { goodColumns, run, tp2 } from './helpers'
@@ -131,13 +131,31 @@ describe('JSON text', () => {
     expect(memberSpan(text, span, 'nope')).toBeUndefined()
   })
 
-  it('lists array elements with their data members as arrayElements and memberSpan do', () => {
-    const text = '[ {"schema":"s","data":{"a":[1,{"data":2}]}} ,3, {"data":1,"d\\u0061ta" : "x]"}, {}, "{", [ {"data":0} ] ,{"schema":"t"}]'
-    const span: [number, number] = [0, text.length]
-    const { spans, data } = elementsWithData(text, span)
-    expect(spans).toEqual(arrayElements(text, span))
-    expect(data).toEqual(spans.map((e) => (text[e[0]] === '{' ? memberSpan(text, e, 'data') : undefined)))
-    expect(data.map((d) => (d ? text.slice(d[0], d[1]) : undefined))).toEqual(['{"a":[1,{"data":2}]}', undefined, '"x]"', undefined, undefined, undefined, undefined])
+  it('walks a wrapper once: the elements of an array data, with their data members, as arrayElements and memberSpan find them', () => {
+    const array = '[ {"schema":"s","data":{"a":[1,{"data":2}]}} ,3, {"data":1,"d\\u0061ta" : "x]"}, {}, "{", [ {"data":0} ] ,{"schema":"t"}, {"data":{"k":"a\\"b"}}, {"data":[1, 2]}]'
+    const text = ` { "data" : 5, "schema":"w", "data":${array} } `
+    const w = wrapperSpans(text, [1, text.length - 1])
+    expect(text.slice(w.data![0], w.data![1])).toBe(array)
+    expect(w.inner).toBeUndefined()
+    const elements = w.elements!
+    expect(elements.map((e) => e.span)).toEqual(arrayElements(text, w.data!))
+    expect(elements.map((e) => e.data)).toEqual(elements.map((e) => (text[e.span[0]] === '{' ? memberSpan(text, e.span, 'data') : undefined)))
+    expect(elements.map((e) => (e.data ? text.slice(e.data[0], e.data[1]) : undefined))).toEqual(['{"a":[1,{"data":2}]}', undefined, '"x]"', undefined, undefined, undefined, undefined, '{"k":"a\\"b"}', '[1, 2]'])
+    // compact: the text is what compactJson gives (no whitespace outside strings, no escape)
+    expect(elements.map((e) => e.compact)).toEqual([true, false, true, false, false, false, false, false, false])
+    for (const e of elements) if (e.compact) expect(compactJson(text, e.data![0], e.data![1])).toBe(text.slice(e.data![0], e.data![1]))
+  })
+
+  it('walks an unstruct wrapper once to its inner entity and the data of that', () => {
+    const text = '{"schema":"u","data":{"schema":"i","data":{"a":"x y","b":[1,{"c":null}]}}}'
+    const w = wrapperSpans(text, [0, text.length])
+    expect(w.elements).toBeUndefined()
+    expect(w.inner!.span).toEqual(w.data)
+    expect(text.slice(w.inner!.data![0], w.inner!.data![1])).toBe('{"a":"x y","b":[1,{"c":null}]}')
+    expect(w.inner!.compact).toBe(true)
+    const spacedText = '{"schema":"u","data":{"schema":"i","data":{"a":1, "b":2}}}'
+    expect(wrapperSpans(spacedText, [0, spacedText.length]).inner!.compact).toBe(false)
+    expect(sdjSpans(text, w.data!)).toEqual(w.inner)
   })
 
   it('compacts keeping numbers and key order as written, escapes normalised', () => {
