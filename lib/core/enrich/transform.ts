@@ -99,6 +99,24 @@ addMappings(K_UE_PX, { ue_px: -1 })
 addMappings(K_CO, { co: -1 })
 addMappings(K_CX, { cx: -1 })
 
+/**
+ * The mapping of the parameter at each position of the last events seen:
+ * trackers send their parameters in the same order event after event, and
+ * comparing a key with the one seen at its position is cheaper than a map lookup.
+ */
+const POSITIONS = 64
+const keysAt: (string | undefined)[] = new Array<string | undefined>(POSITIONS).fill(undefined)
+const mappingsAt: (Mapping | undefined)[] = new Array<Mapping | undefined>(POSITIONS).fill(undefined)
+
+function mappingAt(k: string, position: number): Mapping | undefined {
+  if (position >= POSITIONS) return MAPPINGS.get(k)
+  if (keysAt[position] === k) return mappingsAt[position]
+  const m = MAPPINGS.get(k)
+  keysAt[position] = k
+  mappingsAt[position] = m
+  return m
+}
+
 const TAB_CR_LF = /[\t\r\n]/
 
 /** Removes CR and LF and turns tabs into 4 spaces (the collector's user agent). */
@@ -118,9 +136,9 @@ interface ParamState {
 }
 
 /** Maps one tracker parameter onto its column(s). */
-function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState, controlFree: boolean): void {
+function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState, controlFree: boolean, position: number): void {
   const f = ev.f
-  const m = MAPPINGS.get(k)
+  const m = mappingAt(k, position)
   if (m === undefined) return
   let c: Conv<string | number>
   switch (m.kind) {
@@ -198,9 +216,11 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   const fields = raw.fields
   if (fields !== undefined) {
     const controlFree = raw.controlFree === true
-    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st, controlFree)
+    let position = 0
+    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st, controlFree, position++)
   } else {
-    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st, false)
+    let position = 0
+    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st, false, position++)
   }
   const { unstruct, contexts, tnuid } = st
   if (tnuid !== undefined) f[F.network_userid] = tsv(tnuid)
