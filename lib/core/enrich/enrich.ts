@@ -4,7 +4,7 @@
  * resolver; the processing time and event ids are parameters.
  */
 import type { Resolver } from '../iglu/resolver'
-import { adaptPayload, type RawEvent } from './adapters'
+import { adaptPayload, type AdapterResult, type RawEvent } from './adapters'
 import {
   adapterBadRow,
   cpFormatViolation,
@@ -18,7 +18,7 @@ import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, to
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { compactJson, flat, parseJson, quote, Raw, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
-import { compression, DECOMPRESSOR, loadThrift, unpackCompressed } from './payload'
+import { compression, DECOMPRESSOR, loadThrift, unpackCompressed, type LoadedPayload } from './payload'
 import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
 import { transform, type AtomicError } from './transform'
@@ -100,6 +100,12 @@ class Unavailable {
   constructor(readonly message: string) {}
 }
 
+/** The outcome of a record whose schemas could not be looked up (nothing is emitted; retry later); anything else is rethrown. */
+function unavailableOutcome(err: unknown, out: { payloads: number; collectorTimestamp: number | null }): RecordOutcome {
+  if (err instanceof Unavailable) return { outputs: [], payloads: out.payloads, dropped: 0, invalid: [], collectorTimestamp: out.collectorTimestamp, unavailable: err.message }
+  throw err
+}
+
 const UNSTRUCT_CRITERION = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-*'
 const CONTEXTS_CRITERION = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-*'
 const VALIDATION_INFO = 'iglu:com.snowplowanalytics.iglu/validation_info/jsonschema/1-0-0'
@@ -115,6 +121,7 @@ export class Enricher {
   private readonly vEtl: string
   private etlAt = Number.NaN
   private etlText = ''
+  private readonly adapterContext: { readonly resolver: Resolver; readonly maxJsonDepth: number }
 
   constructor(readonly settings: EnrichSettings) {
     this.steps = stepOrder(settings.enrichments ?? [])
@@ -125,23 +132,31 @@ export class Enricher {
     this.limitLengths = Float64Array.from(entries, ([, limit]) => limit)
     this.limitNames = entries.map(([name]) => name)
     this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
+    this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50 }
   }
 
   get maxJsonDepth(): number {
     return this.settings.maxJsonDepth ?? 50
   }
 
-  /** Enriches one stream record (a Thrift payload, or a compressed batch of them). Never throws for bad input. */
-  async enrichRecord(record: Uint8Array, batch: BatchContext): Promise<RecordOutcome> {
-    const outputs: Output[] = []
-    const out = { outputs, payloads: 0, dropped: 0, invalid: [] as RecordOutcome['invalid'][number][], collectorTimestamp: null as number | null }
-    const p = this.settings.processor
-    const at = batch.etlTimestamp
-    const kind = compression(record)
-    let payloads: Uint8Array[] = [record]
-    if (kind) {
+  /**
+   * Enriches one stream record (a Thrift payload, or a compressed batch of
+   * them). Answers synchronously when every schema it needs is cached and every
+   * step answers synchronously, else with a promise. Never throws: bad input
+   * becomes outputs, and a defect a rejected promise.
+   */
+  enrichRecord(record: Uint8Array, batch: BatchContext): RecordOutcome | Promise<RecordOutcome> {
+    const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null }
+    try {
+      const kind = compression(record)
+      if (!kind) {
+        const pending = this.enrichPayload(record, batch, out)
+        return pending === undefined ? out : pending.then(() => out, (err: unknown) => unavailableOutcome(err, out))
+      }
       const u = unpackCompressed(record, kind, this.settings.maxBytesSinglePayload)
       if (!u.ok) {
+        const p = this.settings.processor
+        const at = batch.etlTimestamp
         out.payloads = 1
         const b64 = Buffer.from(record).toString('base64')
         if (u.kind === 'format') this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, DECOMPRESSOR, { error: u.message }, record), at)
@@ -151,35 +166,68 @@ export class Enricher {
         }
         return out
       }
-      payloads = u.payloads
-    }
-    try {
-      for (const bytes of payloads) {
-        out.payloads++
-        const loaded = loadThrift(bytes)
-        if (!loaded.ok) {
-          for (const m of loaded.messages) this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, loaded.loader, m, bytes), at)
-          continue
-        }
-        const payload = loaded.payload
-        if (out.collectorTimestamp === null || payload.timestamp < out.collectorTimestamp) out.collectorTimestamp = payload.timestamp
-        const a = adaptPayload(payload, { resolver: this.settings.resolver, maxJsonDepth: this.maxJsonDepth })
-        const adapted = isPromise(a) ? await a : a
-        if (!adapted.ok) {
-          if ('unavailable' in adapted) throw new Unavailable(adapted.unavailable)
-          this.bad(out, adapted.badRow, adapterBadRow(adapted.badRow, p, at, payload, adapted.messages), at)
-          continue
-        }
-        for (const raw of adapted.events) {
-          const done = this.enrichEvent(raw, batch, out)
-          if (done !== undefined) await done
-        }
+      const payloads = u.payloads
+      for (let i = 0; i < payloads.length; i++) {
+        const pending = this.enrichPayload(payloads[i]!, batch, out)
+        if (pending !== undefined) return this.finishPayloads(pending, payloads, i + 1, batch, out).then(() => out, (err: unknown) => unavailableOutcome(err, out))
       }
+      return out
     } catch (err) {
-      if (err instanceof Unavailable) return { outputs: [], payloads: out.payloads, dropped: 0, invalid: [], collectorTimestamp: out.collectorTimestamp, unavailable: err.message }
-      throw err
+      try {
+        return unavailableOutcome(err, out)
+      } catch (defect) {
+        return Promise.reject(defect)
+      }
     }
-    return out
+  }
+
+  /** The payloads from `from` on, after `pending` (the one before) settled. */
+  private async finishPayloads(pending: Promise<void>, payloads: Uint8Array[], from: number, batch: BatchContext, out: EventOut & { payloads: number; collectorTimestamp: number | null }): Promise<void> {
+    await pending
+    for (let i = from; i < payloads.length; i++) {
+      const next = this.enrichPayload(payloads[i]!, batch, out)
+      if (next !== undefined) await next
+    }
+  }
+
+  /** One collector payload: its events' outputs go to `out`; a promise when a lookup or a step is asynchronous. */
+  private enrichPayload(bytes: Uint8Array, batch: BatchContext, out: EventOut & { payloads: number; collectorTimestamp: number | null }): Promise<void> | undefined {
+    out.payloads++
+    const loaded = loadThrift(bytes)
+    if (!loaded.ok) {
+      const at = batch.etlTimestamp
+      for (const m of loaded.messages) this.bad(out, 'collector_payload_format_violation', cpFormatViolation(this.settings.processor, at, loaded.loader, m, bytes), at)
+      return undefined
+    }
+    const payload = loaded.payload
+    if (out.collectorTimestamp === null || payload.timestamp < out.collectorTimestamp) out.collectorTimestamp = payload.timestamp
+    const a = adaptPayload(payload, this.adapterContext)
+    if (isPromise(a)) return Promise.resolve(a).then((adapted) => this.enrichAdapted(adapted, payload, batch, out))
+    return this.enrichAdapted(a, payload, batch, out)
+  }
+
+  private enrichAdapted(adapted: AdapterResult, payload: LoadedPayload, batch: BatchContext, out: EventOut): Promise<void> | undefined {
+    if (!adapted.ok) {
+      if ('unavailable' in adapted) throw new Unavailable(adapted.unavailable)
+      const at = batch.etlTimestamp
+      this.bad(out, adapted.badRow, adapterBadRow(adapted.badRow, this.settings.processor, at, payload, adapted.messages), at)
+      return undefined
+    }
+    const events = adapted.events
+    for (let j = 0; j < events.length; j++) {
+      const done = this.enrichEvent(events[j]!, batch, out)
+      if (done !== undefined) return this.finishEvents(done, events, j + 1, batch, out)
+    }
+    return undefined
+  }
+
+  /** The events from `from` on, after `pending` (the one before) settled. */
+  private async finishEvents(pending: Promise<void>, events: RawEvent[], from: number, batch: BatchContext, out: EventOut): Promise<void> {
+    await pending
+    for (let j = from; j < events.length; j++) {
+      const done = this.enrichEvent(events[j]!, batch, out)
+      if (done !== undefined) await done
+    }
   }
 
   /** A bad row, or a size violation when it is too big for the bad output. */
