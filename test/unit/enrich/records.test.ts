@@ -1,0 +1,106 @@
+/**
+ * Whole stream records: compressed batches of payloads, and the order of
+ * outputs when schema lookups answer asynchronously (a fresh resolver) or
+ * synchronously (everything cached).
+ */
+import { resolve } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import { Enricher, type RecordOutcome } from '../../../lib/core/enrich/enrich'
+import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
+import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
+import { projectRoot } from '../../../lib/local/handlers'
+import { badRows, batch, columns, payload, tp2 } from './helpers'
+
+const PD = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4'
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+const linkClick = (url: string | null) =>
+  b64({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: 'iglu:com.snowplowanalytics.snowplow/link_click/jsonschema/1-0-1', data: url === null ? { elementId: 'x' } : { targetUrl: url } } })
+const webPage = (id: string) => b64({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [{ schema: 'iglu:com.snowplowanalytics.snowplow/web_page/jsonschema/1-0-0', data: { id } }] })
+
+/** A tp2 POST with these events. */
+function post(events: Record<string, string>[]): Buffer {
+  return tp2('', { body: JSON.stringify({ schema: PD, data: events }), contentType: 'application/json' })
+}
+
+/** A compressed record: gzip of the header `1, 1` and length-prefixed payloads. */
+function compressed(payloads: Uint8Array[], header = [1, 1]): Buffer {
+  const parts: Buffer[] = [Buffer.from(header)]
+  for (const p of payloads) {
+    const len = Buffer.alloc(4)
+    len.writeInt32BE(p.length)
+    parts.push(len, Buffer.from(p))
+  }
+  return gzipSync(Buffer.concat(parts))
+}
+
+/** An enricher with its own resolver: nothing cached, so the first lookups answer asynchronously. */
+function fresh(): Enricher {
+  const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') } })
+  return new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
+}
+
+/** Each output as `kind:page_title` (bad rows as `bad:type`). */
+function summary(o: RecordOutcome): string[] {
+  return o.outputs.map((x) => (x.kind === 'bad' ? `bad:${x.type}` : `${x.kind}:${columns(x.tsv).page_title}`))
+}
+
+const events = [
+  { e: 'pv', p: 'web', tv: 'js-3', page: 'one' },
+  { e: 'ue', p: 'web', tv: 'js-3', page: 'two', ue_px: linkClick('https://a.example/') },
+  { e: 'ue', p: 'web', tv: 'js-3', page: 'three', ue_px: linkClick(null) },
+  { e: 'pv', p: 'web', tv: 'js-3', page: 'four', cx: webPage('5e8ea7e6-4bd8-4a6b-9ff1-3a2c1d0e1234') },
+]
+const expected = ['good:one', 'good:two', 'bad:schema_violations', 'incomplete:three', 'good:four']
+
+describe('records', () => {
+  it('keeps the events of a payload in order whether lookups answer asynchronously or from the cache', async () => {
+    const e = fresh()
+    const first = e.enrichRecord(post(events), batch())
+    expect(first).toBeInstanceOf(Promise)
+    expect(summary(await first)).toEqual(expected)
+    const again = e.enrichRecord(post(events), batch())
+    expect(again).not.toBeInstanceOf(Promise)
+    expect(summary(await again)).toEqual(expected)
+  })
+
+  it('enriches every payload of a gzip-compressed record, in order', async () => {
+    const record = compressed([post(events.slice(0, 2)), payload({ path: '/i', querystring: 'e=pv&p=web&tv=js-3&page=middle' }), post(events.slice(2))])
+    const e = fresh()
+    // first with lookups answering asynchronously, then from the cache
+    for (let pass = 0; pass < 2; pass++) {
+      const o = await e.enrichRecord(record, batch())
+      expect(o.payloads).toBe(3)
+      expect(summary(o)).toEqual(['good:one', 'good:two', 'good:middle', 'bad:schema_violations', 'incomplete:three', 'good:four'])
+      expect(o.collectorTimestamp).not.toBeNull()
+    }
+  })
+
+  it('turns a corrupt or unsupported compressed record into one format-violation bad row', async () => {
+    const e = fresh()
+    const cases: [Buffer, string][] = [
+      [Buffer.concat([gzipSync(Buffer.from([1, 1, 0, 0, 0, 9, 1])).subarray(0, 12)]), 'corrupt compressed payload'],
+      [compressed([post(events)], [2, 1]), 'Unsupported versions in compressed record header: 2, 1'],
+      [gzipSync(Buffer.from([1, 1, 0, 0, 0, 50, 1, 2])), 'corrupt compressed payload'],
+      [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), 'zstd compressed records are not supported by this deployment'],
+    ]
+    for (const [record, message] of cases) {
+      const o = await e.enrichRecord(record, batch())
+      const rows = badRows(o)
+      expect(rows, message).toHaveLength(1)
+      expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/collector_payload_format_violation/jsonschema/1-0-0')
+      expect(rows[0].data.failure.message.error).toBe(message)
+      expect(Buffer.from(rows[0].data.payload, 'base64').equals(record)).toBe(true)
+    }
+  })
+
+  it('reports a payload over maxBytesSinglePayload as a size violation', async () => {
+    const e = new Enricher({ ...fresh().settings, maxBytesSinglePayload: 100 })
+    const o = await e.enrichRecord(compressed([post(events)]), batch())
+    const rows = badRows(o)
+    expect(rows).toHaveLength(1)
+    expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
+    expect(rows[0].data.failure.maximumAllowedSizeBytes).toBe(100)
+    expect(rows[0].data.failure.actualSizeBytes).toBeGreaterThan(100)
+  })
+})
