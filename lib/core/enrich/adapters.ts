@@ -66,6 +66,8 @@ const input = (field: string, value: string | null, expectation: string): Adapte
 export interface AdapterContext {
   readonly resolver: Resolver
   readonly maxJsonDepth: number
+  /** When cached schemas are judged fresh at (epoch ms, the resolver's clock); default: now. */
+  readonly now?: number
 }
 
 /** Picks the adapter by (vendor, version). */
@@ -111,7 +113,7 @@ function tp2(p: LoadedPayload, ctx: AdapterContext): AdapterResult | Promise<Ada
   if (!parsed.ok) return fail([{ field: 'body', value: body, error: parsed.error }])
   const sd = asSelfDescribing(parsed.doc.value)
   if (!sd.ok) return fail([{ json: new Raw(compactJson(body)), error: sd.code }])
-  const v = validateCached(ctx.resolver, sd.key, sd.data)
+  const v = validateCached(ctx.resolver, sd.key, sd.data, ctx.now)
   if (v === undefined) return validateData(ctx.resolver, sd.key, sd.data).then((r) => tp2Events(p, body, sd, r, qs))
   return tp2Events(p, body, sd, v, qs)
 }

@@ -121,7 +121,11 @@ export class Enricher {
   private readonly vEtl: string
   private etlAt = Number.NaN
   private etlText = ''
-  private readonly adapterContext: { readonly resolver: Resolver; readonly maxJsonDepth: number }
+  /**
+   * Cached schemas are judged fresh at the time the record being enriched
+   * started (one clock reading per record, not per lookup).
+   */
+  private readonly adapterContext: { readonly resolver: Resolver; readonly maxJsonDepth: number; now: number }
 
   constructor(readonly settings: EnrichSettings) {
     this.steps = stepOrder(settings.enrichments ?? [])
@@ -132,7 +136,7 @@ export class Enricher {
     this.limitLengths = Float64Array.from(entries, ([, limit]) => limit)
     this.limitNames = entries.map(([name]) => name)
     this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
-    this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50 }
+    this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50, now: 0 }
   }
 
   get maxJsonDepth(): number {
@@ -147,6 +151,7 @@ export class Enricher {
    */
   enrichRecord(record: Uint8Array, batch: BatchContext): RecordOutcome | Promise<RecordOutcome> {
     const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null }
+    this.adapterContext.now = this.settings.resolver.clock()
     try {
       const kind = compression(record)
       if (!kind) {
@@ -370,7 +375,7 @@ export class Enricher {
       return undefined
     }
     const resolver = this.settings.resolver
-    const v = validateCached(resolver, sd.key, sd.data)
+    const v = validateCached(resolver, sd.key, sd.data, this.adapterContext.now)
     if (v === undefined) return validateData(resolver, sd.key, sd.data).then((r) => checked(r, sd.uri, text, spans, source, violations, withData))
     return checked(v, sd.uri, text, spans, source, violations, withData)
   }

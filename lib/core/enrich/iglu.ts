@@ -105,27 +105,42 @@ function resolutionError(failures: readonly RepositoryFailure[]): ClientError {
 /** Per resolved schema document (so a refreshed document is looked at again): what to validate with and the answer when valid. */
 const prepared = new WeakMap<object, { fn: ValidateFunction; valid: Validated }>()
 
-/** The Iglu URI of a key (keys come from the parse cache, so the text is kept per key object). */
-const keyUris = new WeakMap<SchemaKey, string>()
-function keyUri(key: SchemaKey): string {
-  let u = keyUris.get(key)
-  if (u === undefined) {
-    u = toIgluUri(key)
-    keyUris.set(key, u)
+/**
+ * Per key (keys come from the parse cache, so one object per schema): its
+ * Iglu URI, and the schema document last validated with and what was prepared for it.
+ */
+interface KeySlot {
+  readonly uri: string
+  doc: object | undefined
+  prepared: { fn: ValidateFunction; valid: Validated } | undefined
+}
+const keySlots = new WeakMap<SchemaKey, KeySlot>()
+function keySlot(key: SchemaKey): KeySlot {
+  let slot = keySlots.get(key)
+  if (slot === undefined) {
+    slot = { uri: toIgluUri(key), doc: undefined, prepared: undefined }
+    keySlots.set(key, slot)
   }
-  return u
+  return slot
 }
 
 /**
  * The answer of `validateData` without any lookup, when the schema is cached
- * (fresh) and was validated against before (so it is not superseded);
- * `undefined` otherwise (then call `validateData`, which resolves what is missing).
+ * (fresh at `now`, by the resolver's clock) and was validated against before
+ * (so it is not superseded); `undefined` otherwise (then call `validateData`,
+ * which resolves what is missing).
  */
-export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown): Validated | undefined {
-  const doc = resolver.cachedSchema(keyUri(key))
+export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown, now?: number): Validated | undefined {
+  const slot = keySlot(key)
+  const doc = resolver.cachedSchema(slot.uri, now)
   if (doc === undefined) return undefined
-  const p = prepared.get(doc)
-  if (p === undefined) return undefined
+  if (slot.doc !== doc) {
+    const p = prepared.get(doc)
+    if (p === undefined) return undefined
+    slot.doc = doc
+    slot.prepared = p
+  }
+  const p = slot.prepared!
   return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
 }
 

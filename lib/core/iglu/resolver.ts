@@ -146,8 +146,13 @@ export class Resolver {
     this.validators.clear()
   }
 
-  private fresh(e: { storedAt: number }): boolean {
-    return this.ttlMs === null || this.now() - e.storedAt < this.ttlMs
+  private fresh(e: { storedAt: number }, now?: number): boolean {
+    return this.ttlMs === null || (now ?? this.now()) - e.storedAt < this.ttlMs
+  }
+
+  /** The resolver's clock (epoch ms): what `cachedSchema` judges freshness by. */
+  clock(): number {
+    return this.now()
   }
 
   /** Serialises concurrent work on the same cache key. */
@@ -212,13 +217,14 @@ export class Resolver {
   }
 
   /**
-   * The schema document of `uri` when the cache holds a fresh hit for it, else
-   * `undefined` (then use `lookupSchema`). No I/O; counts as a use of the entry.
+   * The schema document of `uri` when the cache holds a hit for it that is
+   * fresh at `now` (default: the resolver's clock), else `undefined` (then use
+   * `lookupSchema`). No I/O; counts as a use of the entry.
    */
-  cachedSchema(uri: string): JsonObject | undefined {
+  cachedSchema(uri: string, now?: number): JsonObject | undefined {
     if (!this.enabled) return undefined
     const e = this.schemas.get(uri)
-    return e !== undefined && e.ok && this.fresh(e) ? e.value : undefined
+    return e !== undefined && e.ok && this.fresh(e, now) ? e.value : undefined
   }
 
   /** Looks a schema up; answers the full self-describing schema document. */

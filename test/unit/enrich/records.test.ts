@@ -45,7 +45,7 @@ function summary(o: RecordOutcome): string[] {
   return o.outputs.map((x) => (x.kind === 'bad' ? `bad:${x.type}` : `${x.kind}:${columns(x.tsv).page_title}`))
 }
 
-const events = [
+const events: Record<string, string>[] = [
   { e: 'pv', p: 'web', tv: 'js-3', page: 'one' },
   { e: 'ue', p: 'web', tv: 'js-3', page: 'two', ue_px: linkClick('https://a.example/') },
   { e: 'ue', p: 'web', tv: 'js-3', page: 'three', ue_px: linkClick(null) },
