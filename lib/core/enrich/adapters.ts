@@ -22,6 +22,8 @@ export interface RawEvent {
   readonly fields?: Readonly<Record<string, string>>
   /** No parameter value holds a control character (so each is TSV-safe as it is). */
   readonly controlFree?: boolean
+  /** Every parameter value is ASCII text. */
+  readonly ascii?: boolean
 }
 
 /** A tp2 event whose parameters are the string members of its JSON object: the map is built only when read. */
@@ -31,6 +33,7 @@ class FieldsEvent implements RawEvent {
     readonly payload: LoadedPayload,
     readonly fields: Readonly<Record<string, string>>,
     readonly controlFree: boolean,
+    readonly ascii: boolean,
   ) {}
 
   get parameters(): Params {
@@ -136,6 +139,9 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
   // A JSON string cannot hold a raw control character below U+0020, only an
   // escaped one: without a backslash (and DEL) in the body, no value has one.
   const controlFree = body.indexOf('\\') < 0 && body.indexOf('\x7f') < 0
+  // Without escapes every value is a piece of the body: ASCII when the body is
+  // (its UTF-8 length equals its length exactly when every character is ASCII).
+  const ascii = controlFree && Buffer.byteLength(body, 'utf8') === body.length
   for (const item of data) {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
       messages.push(input('body', stringify(item), 'event is not a JSON object'))
@@ -143,7 +149,7 @@ function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: st
     }
     const obj = item as Record<string, unknown>
     if (qs.size === 0 && messages.length === 0 && allStrings(obj)) {
-      events.push(new FieldsEvent(p, obj as Record<string, string>, controlFree))
+      events.push(new FieldsEvent(p, obj as Record<string, string>, controlFree, ascii))
       continue
     }
     const params: Params = new Map()

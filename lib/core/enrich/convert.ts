@@ -313,12 +313,17 @@ const CLEAN_B64 = /^[A-Za-z0-9+/_-]*={0,2}$/
 /** Scratch space for decoding (reused: the decoded text is copied out). */
 let scratch = Buffer.allocUnsafe(4096)
 
-/** Lenient base64 → UTF-8 text (Node's decoder when the text is clean base64 of either alphabet). */
-export function base64Text(s: string): string {
-  if (s.length % 4 !== 1 && CLEAN_B64.test(s)) {
+/**
+ * Lenient base64 → UTF-8 text. Node's decoder reads one-byte text exactly as
+ * the lenient decoder does (skipping characters outside both alphabets,
+ * stopping at the first `=`), so it serves for ASCII text (`ascii`: the caller
+ * knows) and for clean base64 of either alphabet.
+ */
+export function base64Text(s: string, ascii = false): string {
+  if (ascii || (s.length % 4 !== 1 && CLEAN_B64.test(s))) {
     const need = Math.ceil((s.length * 3) / 4) + 3
     if (need > scratch.length) {
-      if (need > 1 << 20) return Buffer.from(s, 'base64').toString('utf8')
+      if (need > 1 << 20) return decodeBase64Lenient(s).toString('utf8')
       scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2))
     }
     // what write(s, 0, 'base64') and toString('utf8', 0, n) call, without their argument handling

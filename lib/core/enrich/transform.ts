@@ -136,7 +136,7 @@ interface ParamState {
 }
 
 /** Maps one tracker parameter onto its column(s). */
-function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState, controlFree: boolean, position: number): void {
+function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[], st: ParamState, controlFree: boolean, ascii: boolean, position: number): void {
   const f = ev.f
   const m = mappingAt(k, position)
   if (m === undefined) return
@@ -180,9 +180,9 @@ function mapParam(k: string, v: string, ev: EnrichedEvent, errors: AtomicError[]
     case K_SID: c = toUuid(v); break
     case K_TNUID: st.tnuid = v; return
     case K_UE_PR: st.unstruct = v; return
-    case K_UE_PX: st.unstruct = base64Text(v); return
+    case K_UE_PX: st.unstruct = base64Text(v, ascii); return
     case K_CO: st.contexts = v; return
-    case K_CX: st.contexts = base64Text(v); return
+    case K_CX: st.contexts = base64Text(v, ascii); return
     default: return
   }
   if (c.ok) f[m.col] = c.value
@@ -216,11 +216,12 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   const fields = raw.fields
   if (fields !== undefined) {
     const controlFree = raw.controlFree === true
+    const ascii = raw.ascii === true
     let position = 0
-    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st, controlFree, position++)
+    for (const k in fields) mapParam(k, fields[k]!, ev, errors, st, controlFree, ascii, position++)
   } else {
     let position = 0
-    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st, false, position++)
+    for (const [k, v] of raw.parameters) if (v !== null) mapParam(k, v, ev, errors, st, false, false, position++)
   }
   const { unstruct, contexts, tnuid } = st
   if (tnuid !== undefined) f[F.network_userid] = tsv(tnuid)

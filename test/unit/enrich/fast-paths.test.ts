@@ -106,6 +106,35 @@ describe('atomic conversions', () => {
     }
     for (const s of ['a b', 'YWJj!', 'YQ', 'YQ=', 'YQ==', 'Y', 'YW=Jj', 'é']) expect(base64Text(s)).toBe(decodeBase64Lenient(s).toString('utf8'))
   })
+
+  it('decodes any ASCII text through Node as the lenient decoder does (stray characters, = anywhere, any length)', () => {
+    const r = rng(11)
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_'
+    const stray = ['=', '==', ' ', '\n', '!', '.', '\u0000', '\u007f', '~', '%', ':', '\\', '"']
+    for (let i = 0; i < 50_000; i++) {
+      let s = ''
+      const n = Math.floor(r() * 48)
+      for (let j = 0; j < n; j++) s += r() < 0.85 ? alphabet[Math.floor(r() * alphabet.length)] : stray[Math.floor(r() * stray.length)]
+      expect(base64Text(s, true), JSON.stringify(s)).toBe(decodeBase64Lenient(s).toString('utf8'))
+    }
+    const long = 'QUJD!'.repeat(300_000)
+    expect(base64Text(long, true)).toBe(decodeBase64Lenient(long).toString('utf8'))
+  })
+
+  it('takes a POST body as ASCII only when it is: non-ASCII and escaped base64 is decoded leniently', async () => {
+    // U+0141 is read by Node's decoder as the byte 0x41 ('A'); the lenient decoder skips it
+    const cx = Buffer.from(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [{ schema: 'iglu:com.snowplowanalytics.snowplow/web_page/jsonschema/1-0-0', data: { id: '5e8ea7e6-4bd8-4a6b-9ff1-3a2c1d0e1234' } }] })).toString('base64')
+    const broken = cx.slice(0, 8) + '\u0141' + cx.slice(8)
+    for (const [value, body] of [
+      [broken, (v: string) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: [{ e: 'pv', p: 'web', tv: 'js-3', cx: v }] })],
+      [broken, (v: string) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: [{ e: 'pv', p: 'web', tv: 'js-3', cx: v }] }).replace('\u0141', '\\u0141')],
+    ] as const) {
+      const post = await run(tp2('', { body: body(value), contentType: 'application/json' }))
+      const get = await run(tp2(`e=pv&p=web&tv=js-3&cx=${encodeURIComponent(value)}`))
+      expect(post.outputs.map((o) => o.kind)).toEqual(get.outputs.map((o) => o.kind))
+      expect(post.outputs.map((o) => o.kind)).toEqual(['good'])
+    }
+  })
 })
 
 describe('JSON text', () => {
