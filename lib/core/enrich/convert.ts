@@ -212,11 +212,15 @@ export function toTimestamp(s: string): Conv<string> {
  */
 export function plainMillis(s: string): number {
   const n = s.length
-  if (n > 0 && n <= 15 && allDigits(s, 0, n)) {
-    const ms = +s
-    if (ms < YEAR_10000) return ms
+  if (n === 0 || n > 15) return Number.NaN
+  // read digit by digit: exact below 2^53, and cheaper than converting the text
+  let ms = 0
+  for (let i = 0; i < n; i++) {
+    const d = s.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return Number.NaN
+    ms = ms * 10 + d
   }
-  return Number.NaN
+  return ms < YEAR_10000 ? ms : Number.NaN
 }
 
 /** Epoch ms of 0100-01-01T00:00:00Z: from there on, `parseTimestamp(formatTimestamp(ms)) === ms`. */

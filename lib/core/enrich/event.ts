@@ -3,7 +3,7 @@
  * carry (`PartiallyEnrichedEvent`).
  */
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from './fields'
-import { flat, quote } from './json'
+import { flat, needsEscape, quote } from './json'
 
 /** A self-describing entity: its (validated) schema URI and the compact text of its data. */
 export interface Entity {
@@ -110,6 +110,8 @@ export function javaFloat(x: number): string {
 }
 
 const FLOAT_COLUMNS = FIELD_KINDS.flatMap((k, i) => (k === 'float' ? [i] : []))
+/** Every column but the JSON ones (whose text always needs escaping in JSON). */
+const TEXT_COLUMNS = FIELD_KINDS.flatMap((k, i) => (k === 'json' ? [] : [i]))
 
 /** The 131-column TSV line. */
 export function toTsv(f: readonly Value[]): string {
@@ -131,6 +133,14 @@ export function toTsv(f: readonly Value[]): string {
 
 /** The JSON object bad rows carry: every column by name, null when unset; decimals and JSON columns as strings. */
 export function toPartialJson(f: readonly Value[]): string {
+  // Whether any text column needs escaping, checked once over all of them
+  // (the JSON columns always do, and are always escaped).
+  let texts = ''
+  for (let j = 0; j < TEXT_COLUMNS.length; j++) {
+    const v = f[TEXT_COLUMNS[j]!]
+    if (typeof v === 'string') texts += v
+  }
+  const plain = !needsEscape(texts)
   // Concatenated, not joined (joining pieces that are themselves concatenations
   // is slower); a run of null columns is one cached piece, so the result has few
   // pieces to copy when it is flattened.
@@ -145,7 +155,7 @@ export function toPartialJson(f: readonly Value[]): string {
       i = j
       continue
     }
-    s += (i ? ',' : '') + MEMBER_PREFIXES[i]! + (typeof v === 'string' ? quote(v) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
+    s += (i ? ',' : '') + MEMBER_PREFIXES[i]! + (typeof v === 'string' ? (plain && FIELD_KINDS[i] !== 'json' ? '"' + v + '"' : quote(v)) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
     i++
   }
   return s + '}'

@@ -367,6 +367,11 @@ export function flat(s: string): string {
   return s
 }
 
+/** Whether `quote` would escape anything in `s` (then it is not simply wrapped in quotes). */
+export function needsEscape(s: string): boolean {
+  return NEEDS_ESCAPE.test(s)
+}
+
 /** A JSON string literal with only `"`, `\` and control characters escaped. */
 export function quote(s: string): string {
   // `"`, `\\`, control characters and surrogates (lone ones are escaped) go through JSON.stringify

@@ -3,9 +3,9 @@
  * definitions they replace (Date, BigInt, regular expressions, JSON.stringify).
  */
 import { describe, expect, it } from 'vitest'
-import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
-import { toTsv } from '../../../lib/core/enrich/event'
-import { F, FIELD_COUNT } from '../../../lib/core/enrich/fields'
+import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, plainMillis, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
+import { javaFloat, toPartialJson, toTsv } from '../../../lib/core/enrich/event'
+import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from '../../../lib/core/enrich/fields'
 import { arrayElements, compactJson, memberSpan, quote, sdjSpans, wrapperSpans } from '../../../lib/core/enrich/json'
 import { derivedTimestamp } from '../../../lib/core/enrich/steps'
 import { parseUri } from '../../../lib/core/enrich/uri'
@@ -68,6 +68,12 @@ describe('timestamps', () => {
       const want = reference(s)
       expect(got.ok, s).toBe(want.ok)
       if (got.ok && want.ok) expect(got.value).toBe(want.value)
+      // the fast path: plain digits read as milliseconds, or NaN for toTimestamp to decide
+      const plain = plainMillis(s)
+      if (/^[0-9]{1,15}$/.test(s) && Number(s) < 253402300800000) {
+        expect(plain, s).toBe(Number(s))
+        expect(formatTimestamp(plain)).toBe(want.ok && want.value)
+      } else expect(plain, s).toBeNaN()
     }
   })
 })
@@ -206,6 +212,30 @@ describe('TSV line', () => {
     f[F.geo_longitude] = 12
     const withFloats = toTsv(f).split('\t')
     expect([withFloats[F.geo_latitude], withFloats[F.geo_longitude], withFloats[F.app_id]]).toEqual(['1.0E-5', '12.0', 'shop'])
+  })
+})
+
+describe('partially enriched JSON', () => {
+  it('is every column by name, strings escaped as JSON.stringify does, whichever columns need it', () => {
+    const reference = (f: readonly (string | number | null)[]) =>
+      '{' + FIELDS.map((name, i) => {
+        const v = f[i]!
+        return `"${name}":${v === null ? 'null' : typeof v === 'string' ? JSON.stringify(v) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v)}`
+      }).join(',') + '}'
+    const r = rng(13)
+    const texts = ['shop', 'a"b', 'back\\slash', 'tab\tin', 'é', '\ud800', '😀', '', '{"schema":"x","data":{}}']
+    for (let k = 0; k < 3000; k++) {
+      const f: (string | number | null)[] = new Array(FIELD_COUNT).fill(null)
+      for (let j = 0; j < 20; j++) {
+        const i = Math.floor(r() * FIELD_COUNT)
+        const kind = FIELD_KINDS[i]
+        // mostly plain text, sometimes one that needs escaping
+        f[i] = kind === 'int' || kind === 'bool' ? Math.floor(r() * 100) : kind === 'float' ? r() * 90 : texts[r() < 0.9 ? 0 : Math.floor(r() * texts.length)]!
+      }
+      const got = toPartialJson(f)
+      expect(got).toBe(reference(f))
+      expect(Object.keys(JSON.parse(got))).toEqual([...FIELDS])
+    }
   })
 })
 
