@@ -5,7 +5,7 @@
  */
 import type { NameValue } from './querystring'
 import type { Params } from './adapters'
-import { quote, Raw, stringify } from './json'
+import { needsEscape, quote, Raw, stringify } from './json'
 import type { LoadedPayload, CPFormatMessage } from './payload'
 import { instant, isoMillis } from './time'
 
@@ -80,8 +80,20 @@ export function rawEventJson(p: LoadedPayload, params: Params | Readonly<Record<
       first = false
     }
   } else {
+    // Names and values checked for escapes once each, not one by one; the
+    // values that carry JSON (`ue_pr`, `co`) nearly always need it and are quoted on their own.
+    let names = ''
+    let values = ''
     for (const name in params) {
-      parameters += (first ? '{"name":' : ',{"name":') + quote(name) + ',"value":' + quote(params[name]!) + '}'
+      names += name
+      if (name !== 'ue_pr' && name !== 'co') values += params[name]!
+    }
+    const plainNames = !needsEscape(names)
+    const plainValues = !needsEscape(values)
+    for (const name in params) {
+      const v = params[name]!
+      const value = plainValues && name !== 'ue_pr' && name !== 'co' ? '"' + v + '"' : quote(v)
+      parameters += (first ? '{"name":' : ',{"name":') + (plainNames ? '"' + name + '"' : quote(name)) + ',"value":' + value + '}'
       first = false
     }
   }

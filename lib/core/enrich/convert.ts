@@ -84,6 +84,17 @@ export function toDecimal(s: string): Conv<string> {
 }
 
 /** Whether `s[start, end)` is only ASCII digits. */
+/** The value of the decimal digits `s[start, end)` (exact up to 2^53, only compared beyond), or -1 when one is not a digit. */
+function digitsValue(s: string, start: number, end: number): number {
+  let n = 0
+  for (let i = start; i < end; i++) {
+    const d = s.charCodeAt(i) - 48
+    if (d < 0 || d > 9) return -1
+    n = n * 10 + d
+  }
+  return n
+}
+
 function allDigits(s: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i)
@@ -95,9 +106,9 @@ function allDigits(s: string, start: number, end: number): boolean {
 /** `WIDTHxHEIGHT` → two integers. */
 export function toDims(s: string): { ok: true; value: [number, number] } | { ok: false; error: string } {
   const x = s.indexOf('x')
-  if (x <= 0 || x === s.length - 1 || !allDigits(s, 0, x) || !allDigits(s, x + 1, s.length)) return { ok: false, error: 'Does not conform to regex (\\d+)x(\\d+)' }
-  const w = Number(s.slice(0, x))
-  const h = Number(s.slice(x + 1))
+  const w = x > 0 ? digitsValue(s, 0, x) : -1
+  const h = x > 0 && x < s.length - 1 ? digitsValue(s, x + 1, s.length) : -1
+  if (w < 0 || h < 0) return { ok: false, error: 'Does not conform to regex (\\d+)x(\\d+)' }
   if (w > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
   if (h > 2147483647) return { ok: false, error: `Could not be converted to java.lang.Integer s` }
   return { ok: true, value: [w, h] }

@@ -8,6 +8,8 @@ import { javaFloat, toPartialJson, toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from '../../../lib/core/enrich/fields'
 import { arrayElements, compactJson, memberSpan, quote, sdjSpans, wrapperSpans } from '../../../lib/core/enrich/json'
 import { derivedTimestamp } from '../../../lib/core/enrich/steps'
+import { rawEventJson } from '../../../lib/core/enrich/badrows'
+import type { LoadedPayload } from '../../../lib/core/enrich/payload'
 import { parseUri } from '../../../lib/core/enrich/uri'
 import { goodColumns, run, tp2 } from './helpers'
 
@@ -87,7 +89,7 @@ describe('atomic conversions', () => {
       else if (n === undefined || n > 2147483647 || n < -2147483648) expect(got.ok, s).toBe(false)
       else expect(got).toEqual({ ok: true, value: n })
     }
-    for (const s of ['1920x1080', '0x0', 'x1', '1x', '1x2x3', '12X3', ' 1x2', '99999999999x1', '1x2 ']) {
+    for (const s of ['1920x1080', '0x0', 'x1', '1x', 'x', '1x2x3', '12X3', ' 1x2', '99999999999x1', '1x2 ', '0001920x01080', '2147483647x2147483648', '9'.repeat(400) + 'x1', '1x' + '9'.repeat(400)]) {
       const m = /^([0-9]+)x([0-9]+)$/.exec(s)
       const got = toDims(s)
       if (!m || Number(m[1]) > 2147483647 || Number(m[2]) > 2147483647) expect(got.ok, s).toBe(false)
@@ -212,6 +214,27 @@ describe('TSV line', () => {
     f[F.geo_longitude] = 12
     const withFloats = toTsv(f).split('\t')
     expect([withFloats[F.geo_latitude], withFloats[F.geo_longitude], withFloats[F.app_id]]).toEqual(['1.0E-5', '12.0', 'shop'])
+  })
+})
+
+describe('raw event JSON of bad rows', () => {
+  it('lists the parameters as JSON.stringify would, whichever names and values need escaping', () => {
+    const p: LoadedPayload = {
+      vendor: 'com.snowplowanalytics.snowplow', version: 'tp2', querystring: [], contentType: 'application/json', body: '{}', collector: 'c', encoding: 'UTF-8',
+      hostname: 'h', timestamp: 0, ipAddress: '1.2.3.4', userAgent: 'ua "x"', refererUri: null, headers: ['A: b', 'Quote: "'], networkUserId: null,
+    }
+    const r = rng(17)
+    const texts = ['web', 'a"b', 'x\\y', 'tab\t', 'é', '\ud800', '{"schema":"s","data":{}}']
+    const names = ['e', 'p', 'tv', 'ue_pr', 'co', 'url', 'we"ird', 'tab\tname']
+    for (let k = 0; k < 3000; k++) {
+      const params: Record<string, string> = {}
+      for (let j = 0; j < 6; j++) params[names[Math.floor(r() * names.length)]!] = texts[r() < 0.8 ? 0 : Math.floor(r() * texts.length)]!
+      const got = rawEventJson(p, params).json
+      const parsed = JSON.parse(got)
+      expect(parsed.parameters).toEqual(Object.entries(params).map(([name, value]) => ({ name, value })))
+      expect(got).toContain(`"parameters":${JSON.stringify(Object.entries(params).map(([name, value]) => ({ name, value })))}`)
+      expect(parsed.headers).toEqual(p.headers)
+    }
   })
 })
 
