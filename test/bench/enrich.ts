@@ -144,7 +144,7 @@ console.log(`events: ${N} (${good} good, ${failed} bad per pass; mix: 40% page v
 const f = (n: number) => Math.round(n).toLocaleString('en')
 console.log(`ceiling (decode + JSON.parse + TSV join): ${f(ceiling.cpu)} events/CPU-s best of 5 (${f(ceiling.wall)} events/s wall clock)`)
 console.log(`enrich:                                    ${f(enrich.cpu)} events/CPU-s best of 5 (${f(enrich.wall)} events/s wall clock)`)
-console.log(`ratio enrich / ceiling (CPU time):         ${ratio.toFixed(2)} (medians: ${f(median(enriches))} / ${f(median(ceilings))} = ${(median(enriches) / median(ceilings)).toFixed(2)})`)
+console.log(`ratio enrich / ceiling (CPU time):         ${ratio.toFixed(3)} (medians: ${f(median(enriches))} / ${f(median(ceilings))} = ${(median(enriches) / median(ceilings)).toFixed(3)})`)
 console.log(`memory per enriched outcome (retained):    ${Math.round(perEvent).toLocaleString('en')} bytes`)
 console.log(`targets: ≥ 20,000 events/s/core ${rate >= 20_000 ? 'met' : 'NOT met'}; ≥ 0.3 of the ceiling ${ratio >= 0.3 ? 'met' : 'NOT met'}`)
 if (sink < 0 || kept.length < 0) console.log(sink)

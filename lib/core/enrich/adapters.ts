@@ -66,6 +66,9 @@ const URI_REDIRECT = 'iglu:com.snowplowanalytics.snowplow/uri_redirect/jsonschem
 
 const input = (field: string, value: string | null, expectation: string): AdapterMessage => ({ field, value, expectation })
 
+/** The parameters of an empty query string (read only: never handed out as an event's parameters). */
+const NO_PARAMS: Params = new Map()
+
 export interface AdapterContext {
   readonly resolver: Resolver
   readonly maxJsonDepth: number
@@ -100,7 +103,7 @@ function tpFail(messages: AdapterMessage[]): AdapterResult {
 
 function tp2(p: LoadedPayload, ctx: AdapterContext): AdapterResult | Promise<AdapterResult> {
   const fail = tpFail
-  const qs = toParamMap(p.querystring)
+  const qs = p.querystring.length === 0 ? NO_PARAMS : toParamMap(p.querystring)
   const hasBody = p.body !== null && p.body !== ''
   if (!hasBody && qs.size === 0) {
     return fail([input('body', null, 'empty body: not a valid tracker protocol event'), input('querystring', null, 'empty querystring: not a valid tracker protocol event')])

@@ -62,7 +62,12 @@ function acceptedSchema(uri: string): boolean {
 /** `(/)vendor/version(/)` of recent paths (a handful of paths carry nearly every request). */
 const pathCache = new Map<string, readonly [string, string] | null>()
 
+/** The last path split: the same path recurs record after record, and comparing is cheaper than hashing. */
+let lastPath = ''
+let lastParts: readonly [string, string] | null = null
+
 function pathParts(path: string): readonly [string, string] | null {
+  if (path === lastPath) return lastParts
   let r = pathCache.get(path)
   if (r === undefined) {
     const m = PATH_RE.exec(path)
@@ -70,6 +75,8 @@ function pathParts(path: string): readonly [string, string] | null {
     if (pathCache.size >= 256) pathCache.clear()
     pathCache.set(path, r)
   }
+  lastPath = path
+  lastParts = r
   return r
 }
 
