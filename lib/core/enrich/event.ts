@@ -57,7 +57,22 @@ export class EnrichedEvent {
 }
 
 function entityText(e: Entity): string {
-  return `{"schema":${quote(e.schema)},"data":${e.data}}`
+  return `{"schema":${quotedSchema(e.schema)},"data":${e.data}}`
+}
+
+/**
+ * Schema URIs as JSON strings. The same few recur (and mostly as the same
+ * string objects, whose hash is kept), so a lookup is cheaper than a check for escapes.
+ */
+const quotedSchemas = new Map<string, string>()
+function quotedSchema(schema: string): string {
+  let q = quotedSchemas.get(schema)
+  if (q === undefined) {
+    q = quote(schema)
+    if (quotedSchemas.size >= 1000) quotedSchemas.clear()
+    quotedSchemas.set(schema, q)
+  }
+  return q
 }
 
 /** The contexts wrapper (1-0-1) of a list, or null when empty. */
