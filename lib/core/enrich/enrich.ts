@@ -96,6 +96,9 @@ function dataText(text: string, spans: SdjSpans): string {
   return spans.compact ? text.slice(ds[0], ds[1]) : compactJson(text, ds[0], ds[1])
 }
 
+/** No violations (shared, never added to). */
+const NO_VIOLATIONS: readonly Violation[] = []
+
 class Unavailable {
   constructor(readonly message: string) {}
 }
@@ -305,8 +308,7 @@ export class Enricher {
     const s = this.settings
     const at = batch.etlTimestamp
     // Phase 3: atomic field lengths.
-    const e3: Violation[] = []
-    const lengthErrors: AtomicError[] = []
+    let lengthErrors: AtomicError[] | undefined
     const f = ev.f
     const cols = this.limitCols
     const lengths = this.limitLengths
@@ -316,14 +318,16 @@ export class Enricher {
       if (typeof v === 'string' && v.length > lengths[j]!) {
         const name = this.limitNames[j]!
         const limit = lengths[j]!
+        if (lengthErrors === undefined) lengthErrors = []
         lengthErrors.push({ field: name, value: v, message: `Field is longer than maximum allowed size ${limit}`, keyword: 'atomic_field_length_exceeded' })
         if (s.emitFailed && !NEVER_NULLED.has(name)) f[i] = null
       }
     }
     let invalidReasons: string[] | undefined
-    if (lengthErrors.length > 0) {
+    let e3 = NO_VIOLATIONS
+    if (lengthErrors !== undefined) {
       invalidReasons = lengthErrors.map((e) => `${e.field}: ${e.message}`)
-      if (!s.acceptInvalid) e3.push({ kind: 'Atomic', errors: lengthErrors })
+      if (!s.acceptInvalid) e3 = [{ kind: 'Atomic', errors: lengthErrors }]
     }
 
     if (e1.length === 0 && e2.length === 0 && e3.length === 0) {

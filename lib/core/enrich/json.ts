@@ -119,9 +119,15 @@ let spaced = false
 export function valueSpan(text: string, i: number): [number, number] {
   const n = text.length
   while (i < n && isWs(text.charCodeAt(i))) i++
-  const start = i
+  return [i, valueEnd(text, i)]
+}
+
+/** End (exclusive) of the value starting exactly at `start`. */
+function valueEnd(text: string, start: number): number {
+  const n = text.length
+  let i = start
   const c = text.charCodeAt(i)
-  if (c === 34) return [start, stringEnd(text, i)]
+  if (c === 34) return stringEnd(text, i)
   if (c === 123 || c === 91) {
     let depth = 0
     for (; i < n; i++) {
@@ -130,17 +136,17 @@ export function valueSpan(text: string, i: number): [number, number] {
       else if (d === 123 || d === 91) depth++
       else if (d === 125 || d === 93) {
         depth--
-        if (depth === 0) return [start, i + 1]
+        if (depth === 0) return i + 1
       } else if (d <= 32) spaced = true
     }
-    return [start, n]
+    return n
   }
   while (i < n) {
     const d = text.charCodeAt(i)
     if (d === 44 || d === 125 || d === 93 || isWs(d)) break
     i++
   }
-  return [start, i]
+  return i
 }
 
 /** The spans of an object's members (keys decoded), in document order. Assumes valid JSON. */
@@ -208,7 +214,7 @@ export function wrapperSpans(text: string, span: [number, number]): WrapperSpans
     const same = keyIs(text, i, kEnd, 'data')
     i = skipSeparators(text, kEnd, limit, 58)
     if (!same) {
-      i = valueSpan(text, i)[1]
+      i = valueEnd(text, i)
       continue
     }
     const c = text.charCodeAt(i)
@@ -248,12 +254,12 @@ function sdjAt(text: string, start: number, limit: number): SdjSpans {
     const same = keyIs(text, i, kEnd, 'data')
     i = skipSeparators(text, kEnd, limit, 58)
     spaced = false
-    const v = valueSpan(text, i)
+    const end = valueEnd(text, i)
     if (same) {
-      data = v
+      data = [i, end]
       spacedData = spaced
     }
-    i = v[1]
+    i = end
   }
   // i is at the closing brace
   const compact = data !== undefined && !spacedData && !hasBackslash(text, data[0], data[1])
