@@ -4,6 +4,7 @@
  */
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from './fields'
 import { flat, needsEscape, quote } from './json'
+import { memo } from './memo'
 
 /** A self-describing entity: its (validated) schema URI and the compact text of its data. */
 export interface Entity {
@@ -66,13 +67,7 @@ function entityText(e: Entity): string {
  */
 const quotedSchemas = new Map<string, string>()
 function quotedSchema(schema: string): string {
-  let q = quotedSchemas.get(schema)
-  if (q === undefined) {
-    q = quote(schema)
-    if (quotedSchemas.size >= 1000) quotedSchemas.clear()
-    quotedSchemas.set(schema, q)
-  }
-  return q
+  return memo(quotedSchemas, schema, 1000, quote)
 }
 
 /** The contexts wrapper (1-0-1) of a list, or null when empty. */

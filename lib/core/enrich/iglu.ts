@@ -9,6 +9,7 @@ import type { RepositoryFailure, Resolver } from '../iglu/resolver'
 import { instanceErrors, type ValidateFunction } from '../iglu/draft04'
 import { isObject } from '../iglu/selfdesc'
 import { instant } from './time'
+import { memo } from './memo'
 
 export type IgluParseCode = 'INVALID_DATA_PAYLOAD' | 'INVALID_IGLUURI' | 'INVALID_SCHEMAVER' | 'INVALID_SCHEMA' | 'INVALID_METASCHEMA'
 
@@ -59,13 +60,7 @@ function parseUriCached(uri: string): ReturnType<typeof parseIgluUri> {
 }
 
 function parseUriMap(uri: string): ReturnType<typeof parseIgluUri> {
-  let k = uriCache.get(uri)
-  if (k === undefined) {
-    k = parseIgluUri(uri)
-    if (uriCache.size >= 10_000) uriCache.clear()
-    uriCache.set(uri, k)
-  }
-  return k
+  return memo(uriCache, uri, 10_000, parseIgluUri)
 }
 
 export function asSelfDescribing(v: unknown): SdjCheck {

@@ -9,6 +9,7 @@ import { decodeCollectorPayload, type DecodedCollectorPayload } from '../thrift/
 import { parseIgluUri } from '../iglu/keys'
 import { isUuid } from './convert'
 import { parseQuery, type NameValue } from './querystring'
+import { memo } from './memo'
 
 /** A CPFormat message: a fallback text or a field problem. */
 export type CPFormatMessage =
@@ -66,15 +67,14 @@ const pathCache = new Map<string, readonly [string, string] | null>()
 let lastPath = ''
 let lastParts: readonly [string, string] | null = null
 
+function splitPath(path: string): readonly [string, string] | null {
+  const m = PATH_RE.exec(path)
+  return m ? [m[1]!, m[2]!] : null
+}
+
 function pathParts(path: string): readonly [string, string] | null {
   if (path === lastPath) return lastParts
-  let r = pathCache.get(path)
-  if (r === undefined) {
-    const m = PATH_RE.exec(path)
-    r = m ? [m[1]!, m[2]!] : null
-    if (pathCache.size >= 256) pathCache.clear()
-    pathCache.set(path, r)
-  }
+  const r = memo(pathCache, path, 256, splitPath)
   lastPath = path
   lastParts = r
   return r

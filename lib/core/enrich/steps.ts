@@ -12,6 +12,7 @@ import type { Entity, EnrichedEvent } from './event'
 import { F } from './fields'
 import { checkQuery, splitQuery, type NameValue } from './querystring'
 import { nonEmpty, parseUri, uriParts } from './uri'
+import { memo } from './memo'
 
 /** An enrichment failure (`enrichment_failures` message). */
 export interface EnrichmentFailure {
@@ -100,14 +101,12 @@ export function derivedTimestamp(created: string | null, sent: string | null, co
 const schemaPartsCache = new Map<string, readonly [string, string, string, string] | null>()
 
 function schemaParts(schema: string): readonly [string, string, string, string] | null {
-  let r = schemaPartsCache.get(schema)
-  if (r === undefined) {
-    const m = /^iglu:([^/]+)\/([^/]+)\/([^/]+)\/(.+)$/.exec(schema)
-    r = m ? [m[1]!, m[2]!, m[3]!, m[4]!] : null
-    if (schemaPartsCache.size >= 1000) schemaPartsCache.clear()
-    schemaPartsCache.set(schema, r)
-  }
-  return r
+  return memo(schemaPartsCache, schema, 1000, splitSchema)
+}
+
+function splitSchema(schema: string): readonly [string, string, string, string] | null {
+  const m = /^iglu:([^/]+)\/([^/]+)\/([^/]+)\/(.+)$/.exec(schema)
+  return m ? [m[1]!, m[2]!, m[3]!, m[4]!] : null
 }
 
 /** `derivedTimestamp` of an event, with the milliseconds its timestamp columns were written from. */
