@@ -3,7 +3,8 @@
  * (page views with two contexts, self-describing events, structured events,
  * some invalid) against the same run's ceiling — a pass that only decodes the
  * Thrift record, parses the JSON body and writes a TSV line — plus the memory an
- * outcome retains (heap after full collections, with 5,000 outcomes held).
+ * outcome retains (heap after full collections, with 5,000 outcomes held),
+ * and the CPU time an event of each kind of the mix takes.
  * Both passes get the same records, consume their results and are timed in CPU
  * time, alternately, after the same warm-up.
  * `npm run bench -- enrich`; profile with `node --cpu-prof --import tsx test/bench/enrich.ts`.
@@ -127,6 +128,26 @@ const ceiling = best(ceilings)
 const enrich = best(enriches)
 const rate = enrich.cpu
 const ratio = enrich.cpu / ceiling.cpu
+// CPU time per event of each kind in the mix (same records, grouped by kind).
+const KINDS = ['page view, 2 contexts', 'self-describing, 2 contexts', 'structured', 'invalid (failed event + bad row)'] as const
+const kindOf = (i: number) => (i % 10 < 4 ? 0 : i % 10 < 7 ? 1 : i % 10 < 9 ? 2 : 3)
+const byKind = KINDS.map((_, k) => records.filter((_, i) => kindOf(i) === k))
+const perKind = byKind.map((rs) => {
+  const batch = { etlTimestamp: Date.now(), newEventId: () => '00000000-0000-4000-8000-000000000000' }
+  let best = Infinity
+  for (let round = 0; round < 3; round++) {
+    const c0 = process.cpuUsage()
+    for (const r of rs) {
+      const o = enricher.enrichRecord(r, batch)
+      if (!(o instanceof Promise)) sink += o.outputs.length
+      else throw new Error('a cached schema was looked up again')
+    }
+    const c = process.cpuUsage(c0)
+    best = Math.min(best, (c.user + c.system) / rs.length)
+  }
+  return best
+})
+
 // Retained memory: heap after a full collection with 5,000 outcomes held, minus before.
 // (Without collections on both sides the difference mostly counts garbage.)
 setFlagsFromString('--expose-gc')
@@ -146,5 +167,6 @@ console.log(`ceiling (decode + JSON.parse + TSV join): ${f(ceiling.cpu)} events/
 console.log(`enrich:                                    ${f(enrich.cpu)} events/CPU-s best of 5 (${f(enrich.wall)} events/s wall clock)`)
 console.log(`ratio enrich / ceiling (CPU time):         ${ratio.toFixed(3)} (medians: ${f(median(enriches))} / ${f(median(ceilings))} = ${(median(enriches) / median(ceilings)).toFixed(3)})`)
 console.log(`memory per enriched outcome (retained):    ${Math.round(perEvent).toLocaleString('en')} bytes`)
+console.log(`CPU per event by kind (best of 3):         ${KINDS.map((k, i) => `${k} ${perKind[i]!.toFixed(1)} µs`).join('; ')}`)
 console.log(`targets: ≥ 20,000 events/s/core ${rate >= 20_000 ? 'met' : 'NOT met'}; ≥ 0.3 of the ceiling ${ratio >= 0.3 ? 'met' : 'NOT met'}`)
 if (sink < 0 || kept.length < 0) console.log(sink)
