@@ -165,7 +165,8 @@ export function toPartialJson(f: readonly Value[]): string {
       i = j
       continue
     }
-    s += (i ? ',' : '') + MEMBER_PREFIXES[i]! + (typeof v === 'string' ? (plain && FIELD_KINDS[i] !== 'json' ? '"' + v + '"' : quote(v)) : FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
+    if (typeof v === 'string') s += plain && FIELD_KINDS[i] !== 'json' ? OPENING_QUOTED[i]! + v + '"' : OPENING[i]! + quote(v)
+    else s += OPENING[i]! + (FIELD_KINDS[i] === 'float' ? javaFloat(v) : String(v))
     i++
   }
   return s + '}'
@@ -187,3 +188,6 @@ function nullRun(start: number, end: number): string {
 
 /** `"name":` of each column. */
 const MEMBER_PREFIXES = FIELDS.map((name) => `"${name}":`)
+/** `,"name":` of each column (no comma for the first), and the same with a string's opening quote. */
+const OPENING = MEMBER_PREFIXES.map((p, i) => (i ? ',' : '') + p)
+const OPENING_QUOTED = OPENING.map((p) => p + '"')
