@@ -1,7 +1,7 @@
 /** `floe apikey create|revoke`: organization API keys in the running local stack. */
 import { createApiKey, revokeApiKey } from '../core/tracking-design/accounts'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { usageError } from './command'
 import { localAccountStore, options } from './org'
 
 const CREATE_USAGE = 'apikey create --org <organizationId> [--json]'
@@ -15,7 +15,7 @@ export const apikeyCommands = [
     async run(args: string[]) {
       const json = args.includes('--json')
       const o = options(args.filter((a) => a !== '--json'), ['org'], CREATE_USAGE)
-      if (!o.org) throw new UsageError(`--org is required\nUsage: floe ${CREATE_USAGE}`)
+      if (!o.org) throw usageError(CREATE_USAGE, '--org is required')
       const r = await createApiKey(localAccountStore(), o.org, new Date())
       if (!r.ok) {
         process.stderr.write(`floe apikey create: ${r.message}\n`)
@@ -34,7 +34,7 @@ export const apikeyCommands = [
     usage: REVOKE_USAGE,
     summary: 'Revokes an API key: no new tokens, and tokens issued with it stop working.',
     async run(args: string[]) {
-      if (args.length !== 1) throw new UsageError(`Usage: floe ${REVOKE_USAGE}`)
+      if (args.length !== 1) throw usageError(REVOKE_USAGE)
       const r = await revokeApiKey(localAccountStore(), args[0]!)
       if (!r.ok) {
         process.stderr.write(`floe apikey revoke: ${r.message}\n`)

@@ -15,7 +15,7 @@ import { countOutcome, enrichBatch, invalidLogLines } from '../core/enrich/runne
 import { ENRICH_PROCESSOR } from '../core/enrich/version'
 import { defaultResolver } from '../core/iglu/resolver-config'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { usageError, UsageError } from './command'
 
 const USAGE = 'enrich --config <file.hocon>'
 
@@ -76,9 +76,9 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     const a = args[i]!
     if (a === '--config') configPath = args[++i]
     else if (a.startsWith('--config=')) configPath = a.slice('--config='.length)
-    else throw new UsageError(`unexpected argument '${a}'\nUsage: floe ${USAGE}`)
+    else throw usageError(USAGE, `unexpected argument '${a}'`)
   }
-  if (!configPath) throw new UsageError(`--config is required\nUsage: floe ${USAGE}`)
+  if (!configPath) throw usageError(USAGE, '--config is required')
   const env = run.env ?? process.env
   const loaded = await loadConfig(configPath, env)
   if (!loaded.ok) throw new UsageError(`invalid configuration ${configPath}:\n  ${loaded.errors.join('\n  ')}`)

@@ -4,7 +4,7 @@ import { DynamoAccountStore } from '../aws/tracking-design-store'
 import { createOrganization } from '../core/tracking-design/accounts'
 import { localName } from '../infra/resources'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { usageError, UsageError } from './command'
 import { readEndpointsFile } from './tail'
 
 /** The account store of the local stack found through `${FLOE_DATA_DIR:-.floe}/endpoints.json`. */
@@ -21,9 +21,9 @@ export function options(args: readonly string[], allowed: readonly string[], usa
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a)
-    if (!m || !allowed.includes(m[1]!)) throw new UsageError(`unexpected argument '${a}'\nUsage: floe ${usage}`)
+    if (!m || !allowed.includes(m[1]!)) throw usageError(usage, `unexpected argument '${a}'`)
     const v = m[2] ?? args[++i]
-    if (v === undefined) throw new UsageError(`--${m[1]} needs a value\nUsage: floe ${usage}`)
+    if (v === undefined) throw usageError(usage, `--${m[1]} needs a value`)
     out[m[1]!] = v
   }
   return out
@@ -38,7 +38,7 @@ export const orgCommands = [
     summary: 'Creates an organization in the local stack and prints its id (a UUID).',
     async run(args: string[]) {
       const o = options(args, ['name'], CREATE_USAGE)
-      if (!o.name) throw new UsageError(`--name is required\nUsage: floe ${CREATE_USAGE}`)
+      if (!o.name) throw usageError(CREATE_USAGE, '--name is required')
       const r = await createOrganization(localAccountStore(), o.name, new Date())
       if (!r.ok) throw new UsageError(r.message)
       process.stdout.write(`${r.value.id}\n`)

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { positionals, UsageError } from './command'
 import { isUuid, isUuidV4 } from '../core/iglu/apikeys'
 import { compareSchemaKeys, parseSchemaPath, toIgluUri, toSchemaPath, type SchemaKey } from '../core/iglu/keys'
 import { hasErrors, lint, SKIPPABLE_CHECKS, type LintCheck } from '../core/iglu/lint'
@@ -50,6 +50,12 @@ async function callJson(method: string, url: string, apikey: string | undefined,
 const messageOf = (r: { body: any; text: string; status: number }) =>
   (r.body && typeof r.body.message === 'string' ? r.body.message : r.text) || `HTTP ${r.status}`
 
+/** Reports a registry call that did not succeed; the exit code. */
+function callFailed(what: string, r: { body: any; text: string; status: number }): number {
+  process.stderr.write(`${what} failed: HTTP ${r.status}: ${messageOf(r)}\n`)
+  return 1
+}
+
 /** Files in static layout `{vendor}/{name}/{format}/{version}` under a directory. */
 export async function findSchemaFiles(dir: string, format = 'jsonschema'): Promise<{ key: SchemaKey; file: string }[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
@@ -86,14 +92,10 @@ export const registryKeygenCommand: Command = {
   summary: 'Create a read/write API key pair bound to a vendor prefix.',
   async run(args) {
     const { positional } = flags(args)
-    if (positional.length !== 3) throw new UsageError(`expected <vendorPrefix> <registryUrl> <superApiKey>\nUsage: floe ${this.usage}`)
-    const [prefix, url, key] = positional as [string, string, string]
+    const [prefix, url, key] = positionals(this, positional, 3) as [string, string, string]
     if (!isUuid(key)) throw new UsageError('the super API key must be a UUID')
     const r = await callJson('POST', `${registryApiBase(url)}/auth/keygen`, key, { vendorPrefix: prefix })
-    if (r.status !== 200 && r.status !== 201) {
-      process.stderr.write(`keygen failed: HTTP ${r.status}: ${messageOf(r)}\n`)
-      return 1
-    }
+    if (r.status !== 200 && r.status !== 201) return callFailed('keygen', r)
     process.stdout.write(`Read key:  ${r.body.read}\nWrite key: ${r.body.write}\n`)
     return 0
   },
@@ -105,8 +107,7 @@ export const registryPushCommand: Command = {
   summary: 'Upload every schema of a static-layout directory (jsonschema only), versions of a schema in order.',
   async run(args) {
     const { positional, opts } = flags(args)
-    if (positional.length !== 3) throw new UsageError(`expected <schemaDir> <registryUrl> <apiKey>\nUsage: floe ${this.usage}`)
-    const [dir, url, key] = positional as [string, string, string]
+    const [dir, url, key] = positionals(this, positional, 3) as [string, string, string]
     if (!isUuid(key)) throw new UsageError('the API key must be a UUID')
     const isPublic = opts.get('public') === true || opts.get('public') === 'true'
     const concurrency = Math.max(1, Number(opts.get('concurrency') ?? 8) || 8)
@@ -187,15 +188,15 @@ export const registryLintCommand: Command = {
   summary: 'Lint every schema of a static-layout directory; fails when any has an ERROR.',
   async run(args) {
     const { positional, opts } = flags(args)
-    if (positional.length !== 1) throw new UsageError(`expected <schemaDir>\nUsage: floe ${this.usage}`)
+    const [dir] = positionals(this, positional, 1) as [string]
     const skipRaw = opts.get('skip')
     const skip = typeof skipRaw === 'string' ? (skipRaw.split(',').map((s) => s.trim()).filter(Boolean) as LintCheck[]) : []
     const unknown = skip.filter((s) => !SKIPPABLE_CHECKS.includes(s))
     if (unknown.length > 0) throw new UsageError(`cannot skip ${unknown.join(', ')}; skippable checks: ${SKIPPABLE_CHECKS.join(', ')}`)
     const quiet = opts.get('quiet') === true
-    const files = await findSchemaFiles(positional[0]!)
+    const files = await findSchemaFiles(dir)
     if (files.length === 0) {
-      process.stderr.write(`no schemas found under ${positional[0]} (expected {vendor}/{name}/jsonschema/{version} files)\n`)
+      process.stderr.write(`no schemas found under ${dir} (expected {vendor}/{name}/jsonschema/{version} files)\n`)
       return 1
     }
     let failed = 0
@@ -236,15 +237,11 @@ export const registrySuperKeyCommand: Command = {
   summary: 'Change the registry super API key (a new UUID v4 is generated and printed when none is given).',
   async run(args) {
     const { positional } = flags(args)
-    if (positional.length < 2 || positional.length > 3) throw new UsageError(`expected <registryUrl> <currentSuperApiKey> [<newSuperApiKey>]\nUsage: floe ${this.usage}`)
-    const [url, current, given] = positional as [string, string, string | undefined]
+    const [url, current, given] = positionals(this, positional, 2, 3) as [string, string, string | undefined]
     const next = given ?? crypto.randomUUID()
     if (!isUuidV4(next)) throw new UsageError('the new super API key must be a UUID v4')
     const r = await callJson('PUT', `${registryApiBase(url)}/auth/superkey`, current, { superApiKey: next })
-    if (r.status !== 200) {
-      process.stderr.write(`changing the super API key failed: HTTP ${r.status}: ${messageOf(r)}\n`)
-      return 1
-    }
+    if (r.status !== 200) return callFailed('changing the super API key', r)
     process.stdout.write(given ? 'Super API key changed.\n' : `Super API key changed. New key (shown once): ${next}\n`)
     return 0
   },

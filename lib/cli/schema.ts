@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { checkCompatibility } from '../core/compat/index'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { positionals, UsageError } from './command'
 
 async function loadJson(path: string): Promise<unknown> {
   let text: string
@@ -53,8 +53,7 @@ export const schemaCompatCommand: Command = {
       } else if (args[i].startsWith('--')) throw new UsageError(`unknown option ${args[i]}`)
       else files.push(args[i])
     }
-    if (files.length !== 2) throw new UsageError('usage: floe schema compat <a.json> <b.json> [--iglu <dir>]')
-    const [a, b] = await Promise.all(files.map(loadJson))
+    const [a, b] = await Promise.all(positionals(this, files, 2).map(loadJson))
     const start = performance.now()
     const r = checkCompatibility(a, b, igluDir ? { resolve: staticResolver(igluDir) } : {})
     const ms = Math.round((performance.now() - start) * 1000) / 1000

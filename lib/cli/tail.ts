@@ -6,7 +6,7 @@ import { decodeCollectorPayload } from '../core/thrift/collector-payload'
 import { tryShred } from '../core/enrich/shred'
 import { localName, streams, type StreamKey } from '../infra/resources'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { usageError, UsageError } from './command'
 
 const USAGE = `tail <stream> [--from-start] [--count N] [--json]`
 
@@ -31,11 +31,11 @@ export function parseTailArgs(args: readonly string[]): TailOptions {
       const n = Number(v)
       if (!v || !Number.isInteger(n) || n < 1) throw new UsageError(`--count needs a positive whole number, got '${v ?? ''}'`)
       count = n
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'\nUsage: floe ${USAGE}`)
+    } else if (a.startsWith('-')) throw usageError(USAGE, `unknown option '${a}'`)
     else if (stream === undefined) stream = a
-    else throw new UsageError(`unexpected argument '${a}'\nUsage: floe ${USAGE}`)
+    else throw usageError(USAGE, `unexpected argument '${a}'`)
   }
-  if (!stream) throw new UsageError(`which stream? One of: ${Object.keys(streams).join(', ')}\nUsage: floe ${USAGE}`)
+  if (!stream) throw usageError(USAGE, `which stream? One of: ${Object.keys(streams).join(', ')}`)
   if (!(stream in streams)) throw new UsageError(`unknown stream '${stream}'; streams are: ${Object.keys(streams).join(', ')}`)
   return { stream: stream as StreamKey, fromStart, count, json }
 }
