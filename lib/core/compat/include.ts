@@ -282,17 +282,7 @@ export class Inclusion {
         if (this.incl(other, child(n, n.s.not), '#', depth).k === 'C') return true
       }
     }
-    const both = [...A, ...X]
-    const en = both.find((n) => Array.isArray(n.s.enum))
-    if (en) return (en.s.enum as unknown[]).every((v) => evalAll(ctx, both, v) === false)
-    const split = both.findIndex((n) => Array.isArray(n.s.anyOf) || Array.isArray(n.s.oneOf))
-    if (split >= 0) {
-      const n = both[split]
-      const kw = Array.isArray(n.s.anyOf) ? 'anyOf' : 'oneOf'
-      const rest = [...both.slice(0, split), ...both.slice(split + 1), without(n, kw)]
-      return (n.s[kw] as unknown[]).every((br) => this.disjointList([...rest, child(n, br)], level + 1))
-    }
-    return this.disjointList(both, level)
+    return this.disjointList([...A, ...X], level)
   }
 
   /** Is the conjunction empty (proved)? */
