@@ -411,14 +411,24 @@ export class Enricher {
     return { parsed, sd }
   }
 
-  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const source = 'unstruct'
-    const w = this.wrapperInput(text, source, 'unstruct_event', UNSTRUCT_CRITERION, violations)
-    if (!w) return
-    const { parsed, sd } = w
+  /**
+   * A `contexts` or `unstruct_event` wrapper: parsed, its criterion checked,
+   * its layout found and the wrapper validated against its schema (the check
+   * may still be pending); undefined when a violation was recorded.
+   */
+  private wrapper(text: string, source: 'unstruct' | 'contexts', name: string, criterion: string, violations: Violation[]) {
+    const w = this.wrapperInput(text, source, name, criterion, violations)
+    if (!w) return undefined
     const whole = documentSpan(text)
     const layout = wrapperSpans(text, whole)
-    const wrapper = this.checkSdj(parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
+    const wrapper = this.checkSdj(w.parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
+    return { sd: w.sd, layout, wrapper }
+  }
+
+  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+    const w = this.wrapper(text, 'unstruct', 'unstruct_event', UNSTRUCT_CRITERION, violations)
+    if (!w) return
+    const { sd, layout, wrapper } = w
     const inner = layout.inner ?? sdjSpans(text, layout.data!)
     if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, inner, ev, violations) : undefined))
     if (!wrapper) return
@@ -439,13 +449,9 @@ export class Enricher {
   }
 
   private contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const source = 'contexts'
-    const w = this.wrapperInput(text, source, 'contexts', CONTEXTS_CRITERION, violations)
+    const w = this.wrapper(text, 'contexts', 'contexts', CONTEXTS_CRITERION, violations)
     if (!w) return
-    const { parsed, sd } = w
-    const whole = documentSpan(text)
-    const layout = wrapperSpans(text, whole)
-    const wrapper = this.checkSdj(parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
+    const { sd, layout, wrapper } = w
     const items = sd.data
     if (isPromise(wrapper)) {
       return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, layout.elements!, items, 0, ev, violations) : undefined))
