@@ -14,6 +14,7 @@ import { DynamoSchemaStore } from '../../lib/aws/registry-store'
 import { DynamoAccountStore } from '../../lib/aws/tracking-design-store'
 import { createApiKey, createOrganization } from '../../lib/core/tracking-design/accounts'
 import { startLocalStack } from '../../lib/local/stack'
+import { runMain } from './support/processes'
 
 const REQUESTS = Number(process.argv[2] ?? 400)
 const CONCURRENCY = Number(process.argv[3] ?? 8)
@@ -118,10 +119,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err)
-    process.exit(1)
-  },
-)
+runMain(main)

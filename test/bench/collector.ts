@@ -21,7 +21,7 @@ import { handleCollectorRequest } from '../../lib/core/collector/service'
 import type { HttpRequest } from '../../lib/http/types'
 import { decodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { referenceDecode } from '../unit/collector/thrift-reference'
-import { emulatorsProcess, loadFromOtherProcess, nullKinesisProcess } from './support/processes'
+import { emulatorsProcess, loadFromOtherProcess, nullKinesisProcess, runMain } from './support/processes'
 
 /** Decodes per second of one raw record: the hand-written reader vs the thrift package's TBinaryProtocol. */
 function decodeRates(record: Buffer, n: number): { hand: number; pkg: number } {
@@ -193,10 +193,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err)
-    process.exit(1)
-  },
-)
+runMain(main)

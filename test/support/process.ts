@@ -49,6 +49,19 @@ export function floe(args: string[], env: Record<string, string> = {}): Running 
   }
 }
 
+/** Runs `node bin/floe.mjs ...args` from the project root to its end: the exit code and what it printed on each stream. */
+export function runFloe(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['bin/floe.mjs', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    child.on('error', fail)
+    child.on('close', (code) => done({ code, stdout, stderr }))
+  })
+}
+
 /** Polls `probe` until it returns a value other than undefined (for state owned by another process). */
 export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs

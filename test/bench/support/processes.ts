@@ -22,17 +22,32 @@ function firstLine(child: ChildProcess): Promise<string> {
   })
 }
 
+/** Stops a child process with SIGTERM; resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+/** Runs a benchmark's main function; the process exits 0 when it resolves, 1 (with the error) when it fails. */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err)
+      process.exit(1)
+    },
+  )
+}
+
 /** Starts the emulators in their own process. */
 export async function emulatorsProcess(): Promise<{ endpoints: LocalEndpoints; stop(): Promise<void> }> {
   const child = tsx('emulators.ts', [])
   const endpoints = JSON.parse(await firstLine(child)) as LocalEndpoints
   return {
     endpoints,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
+    stop: () => stopChild(child),
   }
 }
 
@@ -47,10 +62,6 @@ export async function nullKinesisProcess(): Promise<{ url: string; stop(): Promi
   const { url } = JSON.parse(await firstLine(child)) as { url: string }
   return {
     url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
+    stop: () => stopChild(child),
   }
 }

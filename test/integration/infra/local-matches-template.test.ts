@@ -20,14 +20,19 @@ beforeAll(async () => {
   await provision(aws, names)
 })
 
+/** The properties of the one template resource of `type` whose logical id starts with `name`. */
+function oneResource(type: string, name: string): any {
+  const found = Object.values(resourcesNamed(data, type, name))
+  expect(found, `template ${type} ${name}`).toHaveLength(1)
+  return found[0].Properties
+}
+
 describe('the local runtime creates exactly what the CDK app deploys', () => {
   it('has one table per template table, with the same keys, indexes and TTL', async () => {
     const templateTables = data.findResources('AWS::DynamoDB::GlobalTable')
     expect(Object.keys(templateTables)).toHaveLength(Object.keys(tables).length)
     for (const key of Object.keys(tables) as (keyof typeof tables)[]) {
-      const found = Object.values(resourcesNamed(data, 'AWS::DynamoDB::GlobalTable', `${logicalId(key)}Table`))
-      expect(found, `template table for ${key}`).toHaveLength(1)
-      const cfn = found[0].Properties
+      const cfn = oneResource('AWS::DynamoDB::GlobalTable', `${logicalId(key)}Table`)
       const { Table: local } = await aws.ddb.send(new DescribeTableCommand({ TableName: names.tables[key] }))
       expect(local!.KeySchema).toEqual(cfn.KeySchema)
       expect(sortKeys(local!.AttributeDefinitions)).toEqual(sortKeys(cfn.AttributeDefinitions))
@@ -48,9 +53,7 @@ describe('the local runtime creates exactly what the CDK app deploys', () => {
   it('has one stream per template stream, with the same shard count and retention', async () => {
     expect(Object.keys(data.findResources('AWS::Kinesis::Stream'))).toHaveLength(Object.keys(streams).length)
     for (const key of Object.keys(streams) as (keyof typeof streams)[]) {
-      const found = Object.values(resourcesNamed(data, 'AWS::Kinesis::Stream', `${logicalId(key)}Stream`))
-      expect(found, `template stream for ${key}`).toHaveLength(1)
-      const cfn = found[0].Properties
+      const cfn = oneResource('AWS::Kinesis::Stream', `${logicalId(key)}Stream`)
       const { StreamDescriptionSummary: local } = await aws.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: names.streams[key] }))
       expect(local!.OpenShardCount).toBe(cfn.ShardCount)
       expect(local!.RetentionPeriodHours).toBe(cfn.RetentionPeriodHours)

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findSchemaFiles } from '../../../lib/cli/registry'
 import { toIgluUri, toSchemaPath } from '../../../lib/core/iglu/keys'
+import { runFloe } from '../../support/process'
 import { useLocalStack } from '../../support/stack'
 import { igluCentral, igluCentralAvailable } from '../../support/iglu-central'
 
@@ -12,17 +12,7 @@ const central = igluCentral
 const schemasDir = resolve(central, 'schemas')
 const stack = useLocalStack({ triggers: false, environment: { FLOE_SUPER_API_KEY: SUPER } })
 
-function floe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [resolve('bin/floe.mjs'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    child.on('error', fail)
-    child.on('close', (code) => done({ code, stdout, stderr }))
-  })
-}
+const floe = runFloe
 
 describe.skipIf(!igluCentralAvailable())('floe registry CLI against a local registry', () => {
   it('creates keys with keygen, accepting the stack URL or the /registry-server URL', async () => {

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { dataStructureHash } from '../../../lib/core/tracking-design/datastructures'
-import { useLocalStack } from '../../support/stack'
-import { META, newTenant, objectSchema, putSchema } from './helpers'
+import { META, objectSchema, useTenant } from './helpers'
 
-const stack = useLocalStack({ triggers: false })
-let t: Awaited<ReturnType<typeof newTenant>>
 const EV = 'iglu:com.acme/signup/jsonschema/1-0-0'
 
-beforeAll(async () => {
-  await putSchema(stack.current, EV, objectSchema({ plan: { type: 'string' } }))
-  await putSchema(stack.current, 'iglu:com.acme/signup/jsonschema/1-1-0', objectSchema({ plan: { type: 'string' }, coupon: { type: 'string' } }))
-  await putSchema(stack.current, 'iglu:com.acme/user/jsonschema/1-0-0', objectSchema({ id: { type: 'string' } }))
-  t = await newTenant(stack.current)
+const { t } = useTenant({
+  [EV]: objectSchema({ plan: { type: 'string' } }),
+  'iglu:com.acme/signup/jsonschema/1-1-0': objectSchema({ plan: { type: 'string' }, coupon: { type: 'string' } }),
+  'iglu:com.acme/user/jsonschema/1-0-0': objectSchema({ id: { type: 'string' } }),
 })
 
 describe('source applications /source-apps/v1', () => {

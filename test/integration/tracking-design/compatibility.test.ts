@@ -1,21 +1,16 @@
-import { beforeAll, describe, expect, it } from 'vitest'
-import { useLocalStack } from '../../support/stack'
-import { newTenant, objectSchema, putSchema } from './helpers'
-
-const stack = useLocalStack({ triggers: false })
-let t: Awaited<ReturnType<typeof newTenant>>
+import { describe, expect, it } from 'vitest'
+import { objectSchema, putSchema, useTenant } from './helpers'
 
 const V100 = 'iglu:com.acme/checkout/jsonschema/1-0-0'
 const V101 = 'iglu:com.acme/checkout/jsonschema/1-0-1'
 const REFD = 'iglu:com.acme/with_ref/jsonschema/1-0-0'
 
-beforeAll(async () => {
-  // 1-0-0: step is a string of up to 20 characters; 1-0-1 narrows it to 10.
-  await putSchema(stack.current, V100, objectSchema({ step: { type: 'string', maxLength: 20 }, total: { type: 'number' } }))
-  await putSchema(stack.current, V101, objectSchema({ step: { type: 'string', maxLength: 10 }, total: { type: 'number' } }))
-  await putSchema(stack.current, 'iglu:com.acme/money/jsonschema/1-0-0', { type: 'number', minimum: 0 })
-  await putSchema(stack.current, REFD, objectSchema({ amount: { $ref: 'iglu:com.acme/money/jsonschema/1-0-0' } }))
-  t = await newTenant(stack.current)
+// 1-0-0: step is a string of up to 20 characters; 1-0-1 narrows it to 10.
+const { stack, t } = useTenant({
+  [V100]: objectSchema({ step: { type: 'string', maxLength: 20 }, total: { type: 'number' } }),
+  [V101]: objectSchema({ step: { type: 'string', maxLength: 10 }, total: { type: 'number' } }),
+  'iglu:com.acme/money/jsonschema/1-0-0': { type: 'number', minimum: 0 },
+  [REFD]: objectSchema({ amount: { $ref: 'iglu:com.acme/money/jsonschema/1-0-0' } }),
 })
 
 const rules = (step: Record<string, unknown>) => objectSchema({ step, total: { type: 'number' } })

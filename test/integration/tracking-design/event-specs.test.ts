@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useLocalStack } from '../../support/stack'
-import { newTenant, objectSchema, putSchema } from './helpers'
-
-const stack = useLocalStack({ triggers: false })
-let t: Awaited<ReturnType<typeof newTenant>>
+import { objectSchema, useTenant } from './helpers'
 
 const BUTTON = 'iglu:com.acme/button_click/jsonschema/1-0-0'
 const USER = 'iglu:com.acme/user/jsonschema/1-0-0'
 const PRODUCT = 'iglu:com.acme/product/jsonschema/1-0-0'
 
-beforeAll(async () => {
-  await putSchema(stack.current, BUTTON, objectSchema({ label: { type: 'string', maxLength: 100 }, category: { type: 'string' } }))
-  await putSchema(stack.current, USER, objectSchema({ id: { type: 'string' } }))
-  await putSchema(stack.current, PRODUCT, objectSchema({ sku: { type: 'string' } }))
-  t = await newTenant(stack.current)
+const { t } = useTenant({
+  [BUTTON]: objectSchema({ label: { type: 'string', maxLength: 100 }, category: { type: 'string' } }),
+  [USER]: objectSchema({ id: { type: 'string' } }),
+  [PRODUCT]: objectSchema({ sku: { type: 'string' } }),
 })
 
 const create = (spec: Record<string, unknown>, message?: string) => t.api('POST', '/event-specs/v1', { spec, ...(message !== undefined ? { message } : {}) })

@@ -2,8 +2,9 @@ import { DynamoSchemaStore } from '../../../lib/aws/registry-store'
 import { DynamoAccountStore } from '../../../lib/aws/tracking-design-store'
 import { createApiKey, createOrganization } from '../../../lib/core/tracking-design/accounts'
 import { parseIgluUri } from '../../../lib/core/iglu/keys'
+import { beforeAll } from 'vitest'
 import type { LocalStack } from '../../../lib/local/stack'
-import { testClients } from '../../support/stack'
+import { testClients, useLocalStack } from '../../support/stack'
 
 import { call } from '../../support/http'
 export { call, type Reply } from '../../support/http'
@@ -27,6 +28,29 @@ export async function newTenant(stack: LocalStack, name = 'acme') {
   const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     call(`${base}${path}`, method, { headers: { authorization: `Bearer ${token}`, ...headers }, body })
   return { orgId, keyId: key.value.keyId, secret: key.value.secret, base, token, api }
+}
+
+export type Tenant = Awaited<ReturnType<typeof newTenant>>
+
+/**
+ * For a test file: a local stack (no stream triggers) whose registry holds
+ * `schemas` (URI → schema, written in this order), and a tenant on it, made
+ * before the file's tests. The tenant's members can be read once they run.
+ */
+export function useTenant(schemas: Record<string, Record<string, unknown>> = {}): { stack: ReturnType<typeof useLocalStack>; t: Tenant } {
+  const stack = useLocalStack({ triggers: false })
+  let made: Tenant | undefined
+  beforeAll(async () => {
+    for (const [uri, body] of Object.entries(schemas)) await putSchema(stack.current, uri, body)
+    made = await newTenant(stack.current)
+  })
+  const ready = (): Tenant => {
+    if (made === undefined) throw new Error('the tenant is made before the tests: use it inside them')
+    return made
+  }
+  const t = { api: (...args: Parameters<Tenant['api']>) => ready().api(...args) } as Tenant
+  for (const k of ['orgId', 'keyId', 'secret', 'base', 'token'] as const) Object.defineProperty(t, k, { get: () => ready()[k] })
+  return { stack, t }
 }
 
 export const META = 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#'

@@ -3,22 +3,18 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { DynamoSpecStore } from '../../../lib/aws/tracking-design-store'
 import { planCreate, planEdit } from '../../../lib/core/tracking-design/lifecycle'
 import type { HistoryEntry } from '../../../lib/core/tracking-design/types'
-import { testClients, useLocalStack } from '../../support/stack'
-import { call, newTenant, objectSchema, putSchema } from './helpers'
-
-const stack = useLocalStack({ triggers: false })
-let t: Awaited<ReturnType<typeof newTenant>>
+import { testClients } from '../../support/stack'
+import { call, newTenant, objectSchema, putSchema, useTenant } from './helpers'
 
 const BUTTON = 'iglu:com.acme/button_click/jsonschema/1-0-0'
 const CHECKOUT = 'iglu:com.acme/checkout/jsonschema/1-0-0'
 const CHECKOUT_101 = 'iglu:com.acme/checkout/jsonschema/1-0-1'
 const step = (maxLength: number) => objectSchema({ step: { type: 'string', maxLength } })
 
-beforeAll(async () => {
-  await putSchema(stack.current, BUTTON, objectSchema({ label: { type: 'string' } }))
-  await putSchema(stack.current, CHECKOUT, step(20))
-  await putSchema(stack.current, CHECKOUT_101, step(20))
-  t = await newTenant(stack.current)
+const { stack, t } = useTenant({
+  [BUTTON]: objectSchema({ label: { type: 'string' } }),
+  [CHECKOUT]: step(20),
+  [CHECKOUT_101]: step(20),
 })
 
 const create = async (spec: Record<string, unknown>, message = 'created') => {

@@ -1,23 +1,11 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { runFloe } from '../../support/process'
 import { makeAjv } from './helpers'
 
-const bin = resolve(__dirname, '../../../bin/floe.mjs')
-
-function floe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
-    child.on('error', fail)
-    child.on('close', (code) => done({ code, stdout, stderr }))
-  })
-}
+const floe = runFloe
 
 describe('floe schema compat', () => {
   let dir: string

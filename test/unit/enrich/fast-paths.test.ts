@@ -26,6 +26,14 @@ function rng(seed: number): () => number {
   }
 }
 
+/** Up to `maxLength` pieces drawn from `pieces` by `r`. */
+function randomText(r: () => number, pieces: readonly string[], maxLength: number): string {
+  let t = ''
+  const n = Math.floor(r() * maxLength)
+  for (let j = 0; j < n; j++) t += pieces[Math.floor(r() * pieces.length)]
+  return t
+}
+
 const pad = (n: number, w: number) => String(n).padStart(w, '0')
 function dateText(ms: number): string {
   const d = new Date(ms)
@@ -117,12 +125,10 @@ describe('atomic conversions', () => {
 
   it('decodes any ASCII text through Node as the lenient decoder does (stray characters, = anywhere, any length)', () => {
     const r = rng(11)
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_'
-    const stray = ['=', '==', ' ', '\n', '!', '.', '\u0000', '\u007f', '~', '%', ':', '\\', '"']
+    // the base64 alphabets, with stray characters among them about one time in six
+    const pieces = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_', '=', '==', ' ', '\n', '!', '.', '\u0000', '\u007f', '~', '%', ':', '\\', '"']
     for (let i = 0; i < 50_000; i++) {
-      let s = ''
-      const n = Math.floor(r() * 48)
-      for (let j = 0; j < n; j++) s += r() < 0.85 ? alphabet[Math.floor(r() * alphabet.length)] : stray[Math.floor(r() * stray.length)]
+      const s = randomText(r, pieces, 48)
       expect(base64Text(s, true), JSON.stringify(s)).toBe(decodeBase64Lenient(s).toString('utf8'))
     }
     const long = 'QUJD!'.repeat(300_000)
@@ -150,9 +156,7 @@ describe('JSON text', () => {
     const r = rng(4)
     const chars = ['a', ' ', '"', '\\', '\n', '\u0001', '\u007f', 'é', '\u2028', '\ud83d\ude00', '\ud800', '\udc00', '/']
     for (let i = 0; i < 5000; i++) {
-      let s = ''
-      const n = Math.floor(r() * 20)
-      for (let j = 0; j < n; j++) s += chars[Math.floor(r() * chars.length)]
+      const s = randomText(r, chars, 20)
       expect(quote(s)).toBe(JSON.stringify(s))
     }
     expect(quote('x'.repeat(300) + '"')).toBe(JSON.stringify('x'.repeat(300) + '"'))
@@ -284,9 +288,7 @@ describe('URLs', () => {
     const r = rng(5)
     const alphabet = ['a', 'Z', '0', '+', '.', '-', ':', '/', '?', '#', '@', '[', ']', '%20', 'é', ' ', 'http', 'https://', '//', ':80']
     for (let k = 0; k < 20_000; k++) {
-      let t = ''
-      const len = Math.floor(r() * 12)
-      for (let j = 0; j < len; j++) t += alphabet[Math.floor(r() * alphabet.length)]
+      const t = randomText(r, alphabet, 12)
       const got = parseUri(t)
       if (!got.ok) continue
       const m = re.exec(got.uri.text)!
@@ -312,9 +314,7 @@ describe('TSV-safe text without per-value checks', () => {
     const alphabet = ['a', '/', '?', '#', ':', '%', '%41', '\t', '\n', '\r', '\u0000', '\u001f', '\u007f', '\u0085', '\u009f', 'é', ' ', '\u2028', 'http://', '//h:8', '[::1]']
     let parsed = 0
     for (let k = 0; k < 20_000; k++) {
-      let t = ''
-      const len = Math.floor(r() * 10)
-      for (let j = 0; j < len; j++) t += alphabet[Math.floor(r() * alphabet.length)]
+      const t = randomText(r, alphabet, 10)
       const got = parseUri(t)
       if (!got.ok) continue
       parsed++
