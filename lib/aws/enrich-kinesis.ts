@@ -6,6 +6,7 @@
  * them (at least once).
  */
 import { randomUUID } from 'node:crypto'
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { KinesisClient } from '@aws-sdk/client-kinesis'
 import type { EnrichConfig, KinesisOutput, Outputs } from '../core/enrich/config'
 import { Enricher, type Output, type RecordOutcome } from '../core/enrich/enrich'
@@ -13,11 +14,11 @@ import { F } from '../core/enrich/fields'
 import { emfLine, Metrics, MetricsReporter } from '../core/enrich/metrics'
 import { countOutcome, enrichBatch, invalidLogLines } from '../core/enrich/runner'
 import { ENRICH_PROCESSOR } from '../core/enrich/version'
-import { defaultResolver } from '../core/iglu/resolver-config'
 import type { Resolver } from '../core/iglu/resolver'
 import { envVar, streams, type StreamKey } from '../infra/resources'
 import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
+import { deploymentResolver } from './resolver'
 
 type OutputKind = Output['kind']
 
@@ -49,6 +50,8 @@ export interface EnrichKinesisRuntime {
 export interface RuntimeOptions {
   readonly resolver?: Resolver
   readonly kinesis?: KinesisClient
+  /** Reads this deployment's registry (default: the shared client). */
+  readonly ddb?: DynamoDBClient
   readonly log?: (line: string) => void
   readonly env?: NodeJS.ProcessEnv
 }
@@ -80,7 +83,7 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     }
   }
   const enricher = new Enricher({
-    resolver: opts.resolver ?? defaultResolver({ env }),
+    resolver: opts.resolver ?? deploymentResolver(env, opts.ddb),
     processor: ENRICH_PROCESSOR,
     atomicFieldsLimits: config.validation.atomicFieldsLimits,
     acceptInvalid: config.featureFlags.acceptInvalid,
@@ -126,11 +129,6 @@ export async function processBatch(rt: EnrichKinesisRuntime, records: readonly I
   const failed = new Set<string>()
   const byStream = new Map<Sink, { record: KinesisRecord; owner: number }[]>()
   outcomes.forEach((o, i) => {
-    if (o.unavailable !== undefined) {
-      rt.log(JSON.stringify({ level: 'WARN', message: `Record ${records[i]!.id} will be retried: the schema registry could not be reached (${o.unavailable})` }))
-      failed.add(records[i]!.id)
-      return
-    }
     for (const out of o.outputs) {
       const sink = rt.sinks[out.kind]
       if (!sink) continue

@@ -5,6 +5,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { HttpHandler } from '../http/types'
 import { createTrackingDesignService } from '../core/tracking-design/service'
+import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
+import { defaultResolver } from '../core/iglu/resolver-config'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
 import { clients } from './clients'
@@ -33,7 +35,8 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
         settings: tableName('settings'),
         schemas: tableName('schemas'),
       })
-      handler = createTrackingDesignService({ ...stores, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+      const registry = resolvingRegistry(stores.registry, defaultResolver({ env }))
+      handler = createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
     }
     return handler(req)
   }

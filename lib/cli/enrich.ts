@@ -13,11 +13,13 @@ import { Enricher } from '../core/enrich/enrich'
 import { Metrics, MetricsReporter } from '../core/enrich/metrics'
 import { countOutcome, enrichBatch, invalidLogLines } from '../core/enrich/runner'
 import { ENRICH_PROCESSOR } from '../core/enrich/version'
-import { defaultResolver } from '../core/iglu/resolver-config'
+import { defaultResolverConfig, resolverFromConfig } from '../core/iglu/resolver-config'
+import { HttpRepository } from '../core/iglu/repositories'
+import type { Resolver } from '../core/iglu/resolver'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
 
-const USAGE = 'enrich --config <file.hocon>'
+const USAGE = 'enrich --config <file.hocon> [--registry <registryUrl> [--apikey <key>]]'
 
 /** A line-per-record file with size rotation; files are created new (never overwritten). */
 export class RotatingFile {
@@ -65,20 +67,38 @@ async function listFiles(dir: string): Promise<string[]> {
   return out.sort()
 }
 
+/**
+ * The resolver of the file variant: with `--registry`, a deployment's Iglu
+ * server (`<url>/api`, the stack's `/registry-server`) is tried first, with
+ * `--apikey` for its private schemas; then the default repositories.
+ */
+function fileResolver(env: NodeJS.ProcessEnv, registry: string | undefined, apikey: string | undefined): Resolver {
+  const { config, extra, lookupTimeoutMs } = defaultResolverConfig({ env })
+  if (registry) {
+    const uri = registry.replace(/\/+$/, '')
+    extra.unshift(new HttpRepository(uri.endsWith('/api') ? uri : `${uri}/api`, { name: 'Floe registry', priority: -1, apikey: apikey ?? null, vendorPrefixes: [''] }))
+  }
+  return resolverFromConfig(config, { extra, lookupTimeoutMs })
+}
+
 export interface EnrichRun {
   readonly out: (line: string) => void
   readonly env?: NodeJS.ProcessEnv
 }
 
 export async function runEnrich(args: readonly string[], run: EnrichRun): Promise<number> {
-  let configPath: string | undefined
+  const opts: Record<'config' | 'registry' | 'apikey', string | undefined> = { config: undefined, registry: undefined, apikey: undefined }
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
-    if (a === '--config') configPath = args[++i]
-    else if (a.startsWith('--config=')) configPath = a.slice('--config='.length)
-    else throw usageError(USAGE, `unexpected argument '${a}'`)
+    const name = (['config', 'registry', 'apikey'] as const).find((n) => a === `--${n}` || a.startsWith(`--${n}=`))
+    if (!name) throw usageError(USAGE, `unexpected argument '${a}'`)
+    const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i]
+    if (value === undefined || value === '') throw usageError(USAGE, `--${name} needs a value`)
+    opts[name] = value
   }
+  const configPath = opts.config
   if (!configPath) throw usageError(USAGE, '--config is required')
+  if (opts.apikey && !opts.registry) throw usageError(USAGE, '--apikey goes with --registry')
   const env = run.env ?? process.env
   const loaded = await loadConfig(configPath, env)
   if (!loaded.ok) throw new UsageError(`invalid configuration ${configPath}:\n  ${loaded.errors.join('\n  ')}`)
@@ -88,7 +108,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     throw new UsageError(`cannot read input.dir ${config.input.dir}: ${err.message}`)
   })
   const enricher = new Enricher({
-    resolver: defaultResolver({ env }),
+    resolver: fileResolver(env, opts.registry, opts.apikey),
     processor: ENRICH_PROCESSOR,
     atomicFieldsLimits: config.validation.atomicFieldsLimits,
     acceptInvalid: config.featureFlags.acceptInvalid,
@@ -114,7 +134,6 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
       const records = await Promise.all(slice.map((f) => readFile(f)))
       const outcomes = await enrichBatch(enricher, records, { concurrency: config.concurrency.enrich })
       for (const o of outcomes) {
-        if (o.unavailable !== undefined) throw new Error(`the schema registry could not be reached: ${o.unavailable}`)
         for (const out of o.outputs) sinks[out.kind]?.write(out.kind === 'bad' ? out.json : out.tsv)
         countOutcome(metrics, o)
         countOutcome(totals, o)

@@ -55,11 +55,15 @@ export class FloeFunction extends Construct {
         externalModules: ['@aws-sdk/*'],
         banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
         forceDockerBundling: false,
-        // The project's JSON Schemas ship with every function (validators, embedded registry).
+        // The project's JSON Schemas ship with every function (validators, embedded registry);
+        // the Iglu Central snapshot only with the functions that resolve schemas.
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [`cp -R "${inputDir}/schemas" "${outputDir}/schemas"`],
+          afterBundling: (inputDir: string, outputDir: string) => [
+            `cp -R "${inputDir}/schemas" "${outputDir}/schemas"`,
+            ...(decl.resolvesSchemas ? [] : [`rm -rf "${outputDir}/schemas/iglu-central"`]),
+          ],
         },
       },
     })

@@ -21,6 +21,8 @@ export interface FunctionDecl {
   readonly buckets?: Partial<Record<BucketKey, Access>>
   readonly routes?: readonly RouteDecl[]
   readonly environment?: Readonly<Record<string, string>>
+  /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
+  readonly resolvesSchemas?: boolean
   /**
    * Why the function cannot run in this configuration, if it cannot. Its stream
    * triggers are then created disabled (on AWS) or not started (locally), so
@@ -43,7 +45,7 @@ function fromDeployEnvironment(...names: string[]): Readonly<Record<string, stri
   return env
 }
 
-const RESOLVER_SETTINGS = ['FLOE_RESOLVER_CONFIG', 'FLOE_IGLU_CENTRAL_URL'] as const
+const RESOLVER_SETTINGS = ['FLOE_RESOLVER_CONFIG', 'FLOE_IGLU_CENTRAL_URL', 'FLOE_RESOLVER_CACHE_TTL', 'FLOE_RESOLVER_LOOKUP_TIMEOUT'] as const
 
 export const functions = {
   health: {
@@ -86,6 +88,8 @@ export const functions = {
     timeoutSeconds: 29,
     tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
     routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
+    resolvesSchemas: true,
+    environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
   },
   // Enrich: settings derived from its HOCON configuration (lib/core/enrich/README.md).
   enrich: {
@@ -94,7 +98,9 @@ export const functions = {
     memoryMb: 1024,
     timeoutSeconds: 120,
     streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
+    tables: { schemas: 'read' },
     buckets: { assets: 'read' },
+    resolvesSchemas: true,
     get environment(): Readonly<Record<string, string>> {
       return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
     },

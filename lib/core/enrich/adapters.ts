@@ -57,7 +57,6 @@ export type AdapterMessage =
 export type AdapterResult =
   | { ok: true; events: RawEvent[] }
   | { ok: false; badRow: 'adapter_failures' | 'tracker_protocol_violations'; messages: AdapterMessage[] }
-  | { ok: false; unavailable: string }
 
 export const PAYLOAD_DATA_CRITERION = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-*'
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8']
@@ -127,10 +126,7 @@ function tp2(p: LoadedPayload, ctx: AdapterContext): AdapterResult | Promise<Ada
 /** The events of a tp2 body whose payload_data wrapper was validated (`v`). */
 function tp2Events(p: LoadedPayload, body: string, sd: { key: SchemaKey; uri: string; data: unknown }, v: Validated, qs: Params): AdapterResult {
   const fail = tpFail
-  if (!v.ok) {
-    if ('unavailable' in v) return { ok: false, unavailable: v.unavailable }
-    return fail([{ schemaKey: sd.uri, error: v.error }])
-  }
+  if (!v.ok) return fail([{ schemaKey: sd.uri, error: v.error }])
   if (!matchesCriterion(sd.key, 'com.snowplowanalytics.snowplow', 'payload_data', 1, 0)) {
     return fail([{ schemaKey: sd.uri, schemaCriterion: PAYLOAD_DATA_CRITERION }])
   }

@@ -63,8 +63,6 @@ export interface RecordOutcome {
   readonly invalid: { readonly tsv: string; readonly reasons: string[] }[]
   /** Earliest collector timestamp seen (epoch ms), for latency. */
   readonly collectorTimestamp: number | null
-  /** The schema registry could not be reached: the record must be retried later, nothing is emitted. */
-  readonly unavailable?: string
 }
 
 type Violation =
@@ -83,7 +81,6 @@ type Checked = { uri: string; data: string; superseded?: { originalSchema: strin
 /** The outcome of validating one self-describing value whose text is in `text` at `spans` (see `checkSdj`). */
 function checked(v: Validated, schemaUri: string, text: string, spans: SdjSpans, source: string, violations: Violation[], withData: boolean): Checked {
   if (!v.ok) {
-    if ('unavailable' in v) throw new Unavailable(v.unavailable)
     violations.push({ kind: 'IgluError', source, schemaKey: schemaUri, error: v.error, data: dataText(text, spans), reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
     return undefined
   }
@@ -98,16 +95,6 @@ function dataText(text: string, spans: SdjSpans): string {
 
 /** No violations (shared, never added to). */
 const NO_VIOLATIONS: readonly Violation[] = []
-
-class Unavailable {
-  constructor(readonly message: string) {}
-}
-
-/** The outcome of a record whose schemas could not be looked up (nothing is emitted; retry later); anything else is rethrown. */
-function unavailableOutcome(err: unknown, out: { payloads: number; collectorTimestamp: number | null }): RecordOutcome {
-  if (err instanceof Unavailable) return { outputs: [], payloads: out.payloads, dropped: 0, invalid: [], collectorTimestamp: out.collectorTimestamp, unavailable: err.message }
-  throw err
-}
 
 const UNSTRUCT_CRITERION = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-*'
 const CONTEXTS_CRITERION = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-*'
@@ -159,7 +146,7 @@ export class Enricher {
       const kind = compression(record)
       if (!kind) {
         const pending = this.enrichPayload(record, batch, out)
-        return pending === undefined ? out : pending.then(() => out, (err: unknown) => unavailableOutcome(err, out))
+        return pending === undefined ? out : pending.then(() => out)
       }
       const u = unpackCompressed(record, kind, this.settings.maxBytesSinglePayload)
       if (!u.ok) {
@@ -177,15 +164,11 @@ export class Enricher {
       const payloads = u.payloads
       for (let i = 0; i < payloads.length; i++) {
         const pending = this.enrichPayload(payloads[i]!, batch, out)
-        if (pending !== undefined) return this.finishPayloads(pending, payloads, i + 1, batch, out).then(() => out, (err: unknown) => unavailableOutcome(err, out))
+        if (pending !== undefined) return this.finishPayloads(pending, payloads, i + 1, batch, out).then(() => out)
       }
       return out
-    } catch (err) {
-      try {
-        return unavailableOutcome(err, out)
-      } catch (defect) {
-        return Promise.reject(defect)
-      }
+    } catch (defect) {
+      return Promise.reject(defect)
     }
   }
 
@@ -216,7 +199,6 @@ export class Enricher {
 
   private enrichAdapted(adapted: AdapterResult, payload: LoadedPayload, batch: BatchContext, out: EventOut): Promise<void> | undefined {
     if (!adapted.ok) {
-      if ('unavailable' in adapted) throw new Unavailable(adapted.unavailable)
       const at = batch.etlTimestamp
       this.bad(out, adapted.badRow, adapterBadRow(adapted.badRow, this.settings.processor, at, payload, adapted.messages), at)
       return undefined

@@ -75,15 +75,9 @@ export function matchesCriterion(k: SchemaKey, vendor: string, name: string, mod
   return k.vendor === vendor && k.name === name && k.format === 'jsonschema' && k.version.model === model && (revision === undefined || k.version.revision === revision)
 }
 
-/** The registry could not answer (not a plain "not found"): the event cannot be judged now. */
-export class IgluUnavailable {
-  constructor(readonly message: string) {}
-}
-
 export type Validated =
   | { ok: true; key: SchemaKey; uri: string; superseded?: { originalSchema: string; validatedWith: string } }
   | { ok: false; key: SchemaKey; error: ClientError; reports?: readonly DataReport[]; schemaMessage?: string; resolution?: boolean }
-  | { ok: false; unavailable: string }
 
 function resolutionError(failures: readonly RepositoryFailure[]): ClientError {
   return {
@@ -147,15 +141,13 @@ function invalid(key: SchemaKey, fn: ValidateFunction, data: unknown): Validated
 
 /**
  * Validates `data` against the schema `key` names, following `$supersededBy`.
- * A lookup that failed for reasons other than "not found" is reported as
- * `unavailable` (a registry outage must not turn events into failures).
+ * A schema that cannot be resolved (not found anywhere, or a repository still
+ * failing once the resolver's lookup budget is spent) is a `ResolutionError`
+ * whose lookup history names each repository and what it answered.
  */
 export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown): Promise<Validated> {
   const found = await resolver.lookupSchema(key)
-  if (!found.ok) {
-    if (found.failures.some((f) => f.errors.some((e) => e.kind !== 'NotFound'))) return { ok: false, unavailable: found.message }
-    return { ok: false, key, error: resolutionError(found.failures), resolution: true }
-  }
+  if (!found.ok) return { ok: false, key, error: resolutionError(found.failures), resolution: true }
   const p = prepared.get(found.value)
   if (p) return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
   let target = key
@@ -170,10 +162,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
   }
   const v = await resolver.validatorFor(target)
   if (!v.ok) {
-    if (v.reason === 'resolution') {
-      if (v.failures.some((f) => f.errors.some((e) => e.kind !== 'NotFound'))) return { ok: false, unavailable: v.message }
-      return { ok: false, key: target, error: resolutionError(v.failures), resolution: true }
-    }
+    if (v.reason === 'resolution') return { ok: false, key: target, error: resolutionError(v.failures), resolution: true }
     const message = `Invalid schema: ${toIgluUri(target)} - ${v.message}`
     return { ok: false, key: target, error: { error: 'ValidationError', schemaIssues: [{ path: '$', message: v.message }] }, schemaMessage: message }
   }

@@ -3,7 +3,7 @@
  * Floe's default configuration.
  */
 import { readFileSync } from 'node:fs'
-import { isAbsolute, resolve } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { schemasDir } from '../../runtime/schemas'
 import { parseIgluUri } from './keys'
 import { EmbeddedRepository, HttpRepository, StoreRepository, type Repository } from './repositories'
@@ -79,6 +79,8 @@ export interface BuildOptions {
   readonly fetch?: typeof fetch
   /** Extra repositories (e.g. this deployment's own registry). */
   readonly extra?: readonly Repository[]
+  /** See `ResolverOptions.lookupTimeoutMs`. */
+  readonly lookupTimeoutMs?: number
 }
 
 export function repositoryFromConfig(r: RepositoryConfig, opts: BuildOptions = {}): Repository {
@@ -95,6 +97,7 @@ export function resolverFromConfig(config: ResolverConfig, opts: BuildOptions = 
     cacheSize: config.cacheSize,
     cacheTtl: config.cacheTtl,
     repositories: [...(opts.extra ?? []), ...config.repositories.map((r) => repositoryFromConfig(r, opts))],
+    lookupTimeoutMs: opts.lookupTimeoutMs,
   })
 }
 
@@ -106,20 +109,40 @@ export function igluDirs(value: string | undefined): string[] {
 
 export interface DefaultResolverOptions {
   readonly env?: NodeJS.ProcessEnv
-  /** This deployment's registry store; becomes the 'Floe registry' repository. */
+  /** This deployment's registry store; becomes the 'Floe registry' repository, tried first. */
   readonly store?: SchemaStore
   readonly fetch?: typeof fetch
 }
 
+/** A non-negative number of seconds from the environment, or `undefined` when unset. */
+function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]?.trim()
+  if (!raw) return undefined
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of seconds (0 or more), got '${raw}'`)
+  return n
+}
+
+/** The Iglu Central snapshot shipped in the project's `schemas/iglu-central` (Apache-2.0). */
+export function igluCentralSnapshot(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.FLOE_SCHEMAS_DIR ?? schemasDir(), 'iglu-central')
+}
+
 /**
- * Floe's resolver configuration:
- * - `FLOE_RESOLVER_CONFIG` (a JSON document or a path to one), when set, lists
- *   the repositories; otherwise Iglu Central over HTTP (`FLOE_IGLU_CENTRAL_URL`,
- *   default http://iglucentral.com; empty disables) for `com.snowplowanalytics`;
- * - always: the project's `schemas/` directory (embedded), each directory of
- *   `FLOE_IGLU_DIRS` (embedded), and the deployment's own registry when a store is given.
+ * Floe's resolver configuration. Repositories, in lookup order:
+ * 1. this deployment's own registry, when a store is given (private schemas included);
+ * 2. the project's `schemas/` directory (embedded);
+ * 3. each directory of `FLOE_IGLU_DIRS` (embedded);
+ * 4. the Iglu Central snapshot in `schemas/iglu-central` (embedded), so tracker
+ *    events validate without internet access;
+ * 5. `FLOE_RESOLVER_CONFIG`'s repositories (a JSON document or a path to one)
+ *    when set, else Iglu Central over HTTP (`FLOE_IGLU_CENTRAL_URL`, default
+ *    http://iglucentral.com; empty disables it).
+ * `FLOE_RESOLVER_CACHE_TTL` (seconds) overrides the cache TTL and
+ * `FLOE_RESOLVER_LOOKUP_TIMEOUT` (seconds, default 10) bounds how long one
+ * lookup waits for a failing repository.
  */
-export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { config: ResolverConfig; extra: Repository[] } {
+export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { config: ResolverConfig; extra: Repository[]; lookupTimeoutMs?: number } {
   const env = opts.env ?? process.env
   let config: ResolverConfig
   const raw = env.FLOE_RESOLVER_CONFIG?.trim()
@@ -134,20 +157,25 @@ export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { conf
       cacheSize: 500,
       cacheTtl: 600,
       repositories: central
-        ? [{ name: 'Iglu Central', priority: 10, vendorPrefixes: ['com.snowplowanalytics'], connection: { http: { uri: central } } }]
+        ? [{ name: 'Iglu Central', priority: 10, vendorPrefixes: [], connection: { http: { uri: central } } }]
         : [],
     }
   }
+  const ttl = seconds(env, 'FLOE_RESOLVER_CACHE_TTL')
+  if (ttl !== undefined) config = { ...config, cacheTtl: ttl }
+  const timeout = seconds(env, 'FLOE_RESOLVER_LOOKUP_TIMEOUT')
   const extra: Repository[] = []
   if (opts.store) extra.push(new StoreRepository(opts.store, { name: 'Floe registry', priority: 0 }))
   extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? schemasDir(), { name: 'Floe embedded', priority: 0 }))
-  igluDirs(env.FLOE_IGLU_DIRS).forEach((d, i) => {
+  const dirs = igluDirs(env.FLOE_IGLU_DIRS)
+  dirs.forEach((d, i) => {
     extra.push(new EmbeddedRepository(resolve(d), { name: `Embedded ${d}`, priority: 1 + i }))
   })
-  return { config, extra }
+  extra.push(new EmbeddedRepository(igluCentralSnapshot(env), { name: 'Iglu Central snapshot', priority: 1 + dirs.length }))
+  return { config, extra, lookupTimeoutMs: timeout === undefined ? undefined : timeout * 1000 }
 }
 
 export function defaultResolver(opts: DefaultResolverOptions = {}): Resolver {
-  const { config, extra } = defaultResolverConfig(opts)
-  return resolverFromConfig(config, { extra, fetch: opts.fetch })
+  const { config, extra, lookupTimeoutMs } = defaultResolverConfig(opts)
+  return resolverFromConfig(config, { extra, fetch: opts.fetch, lookupTimeoutMs })
 }

@@ -16,6 +16,15 @@ export interface ResolverOptions {
   readonly cacheTtl?: number | null
   /** Clock in epoch ms (tests). */
   readonly now?: () => number
+  /**
+   * Longest time (ms) one lookup spends on repositories that fail (errors
+   * other than "not found"): they are tried again with backoff until this
+   * budget is spent, then skipped by every lookup for a cool-down (a circuit
+   * breaker per repository). Default 10,000.
+   */
+  readonly lookupTimeoutMs?: number
+  /** Waits between attempts (tests). */
+  readonly sleep?: (ms: number) => Promise<void>
 }
 
 /** What happened at one repository during a failed lookup. */
@@ -49,7 +58,29 @@ type Entry<T> =
 
 const MAX_ERRORS = 32
 
-/** Delay before a repository that failed (other than not found) is tried again. */
+/** The default of `ResolverOptions.lookupTimeoutMs`. */
+export const DEFAULT_LOOKUP_TIMEOUT_MS = 10_000
+
+/** Wait before the (n+1)-th attempt at a failing repository within one lookup. */
+export function attemptDelayMs(n: number): number {
+  return Math.min(100 * 2 ** n, 2000)
+}
+
+/**
+ * A repository that failed every attempt of a whole lookup is skipped until
+ * `openUntil`; then one lookup tries it once (while `probing`, others skip it).
+ */
+interface Breaker {
+  /** Lookups in a row that found it failing. */
+  trips: number
+  openUntil: number
+  probing: boolean
+  lastError: string
+}
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; error: RegistryError; tried: boolean; retry: boolean }
+
+/** Cool-down of a repository's circuit breaker after it failed `attempts` lookups in a row. */
 export function retryBackoffMs(attempts: number): number {
   const ms = attempts <= 8 ? 500 + 4 ** attempts : attempts <= 12 ? 3 ** attempts : 2 ** attempts + 5000
   return Math.min(ms, 60_000)
@@ -122,6 +153,9 @@ export class Resolver {
   private readonly inflight = new Map<string, Promise<unknown>>()
   private readonly validators = new Map<string, { schema: JsonObject; fn: ValidateFunction }>()
   private readonly validatorLimit: number
+  private readonly lookupTimeoutMs: number
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly breakers = new Map<string, Breaker>()
 
   constructor(opts: ResolverOptions) {
     const names = new Set<string>()
@@ -138,12 +172,21 @@ export class Resolver {
     this.schemas = new TtlCache(Math.max(size, 1))
     this.lists = new TtlCache(Math.max(size, 1))
     this.validatorLimit = Math.max(size, 1000)
+    this.lookupTimeoutMs = opts.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
   }
 
+  /** Drops every cached schema, list, validator and repository failure: the next lookups ask the repositories again. */
   clearCache(): void {
     this.schemas.clear()
     this.lists.clear()
     this.validators.clear()
+    this.breakers.clear()
+  }
+
+  /** Repositories currently skipped after failing, with when they are tried again (epoch ms). */
+  failingRepositories(): { repository: string; until: number; lastError: string }[] {
+    return [...this.breakers].map(([repository, b]) => ({ repository, until: b.openUntil, lastError: b.lastError }))
   }
 
   private fresh(e: { storedAt: number }, now?: number): boolean {
@@ -162,6 +205,47 @@ export class Resolver {
     const p = work().finally(() => this.inflight.delete(id))
     this.inflight.set(id, p)
     return p
+  }
+
+  /**
+   * One attempt at `repo`, bounded by `deadline`. A repository whose breaker is
+   * open is not tried; one whose cool-down has passed is tried once (a probe,
+   * not retried within this lookup).
+   */
+  private async attempt<T>(repo: Repository, fetchOne: (r: Repository) => Promise<Lookup<T>>, deadline: number): Promise<Attempt<T>> {
+    const b = this.breakers.get(repo.name)
+    if (b !== undefined && (b.probing || this.now() < b.openUntil)) {
+      const next = b.probing ? 'being tried by another lookup' : `next attempt after ${new Date(b.openUntil).toISOString()}`
+      return { ok: false, tried: false, retry: false, error: { kind: 'RepoFailure', message: `not tried: failing (${next}); last error: ${b.lastError}` } }
+    }
+    if (b !== undefined) b.probing = true
+    const r = await this.bounded(fetchOne(repo), deadline - performance.now())
+    if (b !== undefined) b.probing = false
+    if (r.ok || r.error.kind === 'NotFound') {
+      this.breakers.delete(repo.name)
+      return r.ok ? r : { ...r, tried: true, retry: false }
+    }
+    if (b !== undefined) this.trip(repo.name, r.error)
+    return { ok: false, error: r.error, tried: true, retry: b === undefined }
+  }
+
+  /** `work`, or a repository failure when it has not answered within `ms`. */
+  private async bounded<T>(work: Promise<Lookup<T>>, ms: number): Promise<Lookup<T>> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<Lookup<T>>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, error: { kind: 'RepoFailure', message: `no answer within ${Math.max(0, Math.round(ms))} ms` } }), Math.max(0, ms))
+    })
+    try {
+      return await Promise.race([work.catch((err: unknown) => ({ ok: false as const, error: { kind: 'RepoFailure' as const, message: (err as Error).message } })), timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Opens (again) the breaker of a repository that failed a whole lookup. */
+  private trip(name: string, error: RegistryError): void {
+    const trips = (this.breakers.get(name)?.trips ?? 0) + 1
+    this.breakers.set(name, { trips, openUntil: this.now() + retryBackoffMs(trips), probing: false, lastError: describe(error) })
   }
 
   private async resolve<T>(
@@ -186,21 +270,42 @@ export class Resolver {
           if (errors.length > 0) failures.set(name, { ...h, errors })
         }
       }
-      const now = this.now()
+      const record = (name: string, a: Extract<Attempt<T>, { ok: false }>) => {
+        const prev = failures.get(name)
+        const errors = prev ? [...prev.errors.filter((e) => describe(e) !== describe(a.error)), a.error].slice(-MAX_ERRORS) : [a.error]
+        const attempts = (prev?.attempts ?? 0) + (a.tried ? 1 : 0)
+        failures.set(name, { errors, attempts, lastAttempt: a.tried ? this.now() : (prev?.lastAttempt ?? this.now()) })
+      }
+      // The budget is wall-clock time, whatever clock judges cache freshness.
+      const deadline = performance.now() + this.lookupTimeoutMs
+      const hit = (value: T, repository: string): ResolveResult<T> => {
+        if (this.enabled) cache.set(id, { storedAt: this.now(), ok: true, value, repository })
+        return { ok: true, value, repository }
+      }
+      let again: Repository[] = []
       for (const repo of orderRepositories(this.repositories, vendor)) {
-        const h = failures.get(repo.name)
-        if (h) {
-          if (h.errors.some((e) => e.kind === 'NotFound')) continue
-          if (now - h.lastAttempt < retryBackoffMs(h.attempts)) continue
+        if (failures.get(repo.name)?.errors.some((e) => e.kind === 'NotFound')) continue
+        const a = await this.attempt(repo, fetchOne, deadline)
+        if (a.ok) return hit(a.value, repo.name)
+        record(repo.name, a)
+        if (a.retry) again.push(repo)
+      }
+      // Nobody had it and some repositories failed: try those again with backoff while the budget lasts
+      // (not when a stale copy can be served instead).
+      for (let n = 0; again.length > 0 && !entry?.ok && performance.now() + attemptDelayMs(n) < deadline; n++) {
+        await this.sleep(attemptDelayMs(n))
+        const next: Repository[] = []
+        for (const repo of again) {
+          const a = await this.attempt(repo, fetchOne, deadline)
+          if (a.ok) return hit(a.value, repo.name)
+          record(repo.name, a)
+          if (a.retry) next.push(repo)
         }
-        const r = await fetchOne(repo)
-        if (r.ok) {
-          if (this.enabled) cache.set(id, { storedAt: this.now(), ok: true, value: r.value, repository: repo.name })
-          return { ok: true, value: r.value, repository: repo.name }
-        }
-        const prev = failures.get(repo.name)
-        const errors = prev ? [...prev.errors.filter((e) => describe(e) !== describe(r.error)), r.error].slice(-MAX_ERRORS) : [r.error]
-        failures.set(repo.name, { errors, attempts: (prev?.attempts ?? 0) + 1, lastAttempt: this.now() })
+        again = next
+      }
+      for (const repo of again) {
+        const errs = failures.get(repo.name)!.errors
+        this.trip(repo.name, errs[errs.length - 1]!)
       }
       if (entry?.ok) {
         // The registries are failing: keep serving the last good answer.

@@ -4,11 +4,9 @@ import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
 import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
 import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA, type CollectorPayload } from '../../../lib/core/thrift/types'
-import { projectRoot } from '../../../lib/local/handlers'
-import { resolve } from 'node:path'
 
 /** Project schemas and Iglu Central test data, no network. */
-export const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') } })
+export const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
 
 export function enricher(settings: Partial<EnrichSettings> = {}): Enricher {
   return new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, ...settings })

@@ -3,13 +3,11 @@
  * outputs when schema lookups answer asynchronously (a fresh resolver) or
  * synchronously (everything cached).
  */
-import { resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { Enricher, type RecordOutcome } from '../../../lib/core/enrich/enrich'
 import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
-import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
-import { projectRoot } from '../../../lib/local/handlers'
+import { defaultResolver, defaultResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
 import { badRows, batch, columns, payload, tp2 } from './helpers'
 
 const PD = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4'
@@ -36,7 +34,7 @@ function compressed(payloads: Uint8Array[], header = [1, 1]): Buffer {
 
 /** An enricher with its own resolver: nothing cached, so the first lookups answer asynchronously. */
 function fresh(): Enricher {
-  const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') } })
+  const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
   return new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
 }
 
@@ -102,5 +100,47 @@ describe('records', () => {
     expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
     expect(rows[0].data.failure.maximumAllowedSizeBytes).toBe(100)
     expect(rows[0].data.failure.actualSizeBytes).toBeGreaterThan(100)
+  })
+})
+
+describe('a schema repository that cannot be reached', () => {
+  /** The default repositories with Iglu Central over HTTP unreachable, and a small lookup budget. */
+  function offline(lookupTimeoutMs = 300): { enricher: Enricher; calls: () => number } {
+    let calls = 0
+    const fetch = (async () => {
+      calls++
+      throw new Error('connect ECONNREFUSED 127.0.0.1:9')
+    }) as unknown as typeof globalThis.fetch
+    const { config, extra } = defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: 'http://127.0.0.1:9' } })
+    const resolver = resolverFromConfig(config, { extra, fetch, lookupTimeoutMs })
+    return { enricher: new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true }), calls: () => calls }
+  }
+  const unknown = (n: number) => ({ e: 'ue', p: 'web', tv: 'js-3', page: `unknown-${n}`, ue_px: b64({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: `iglu:com.acme.private/thing_${n}/jsonschema/1-0-0`, data: { a: 1 } } }) })
+
+  it('gives the event that needs it a ResolutionError bad row naming the failure, and enriches the others of the payload', async () => {
+    const { enricher, calls } = offline()
+    const mixed = [...events.slice(0, 2), unknown(1), events[3]!]
+    const o = await enricher.enrichRecord(post(mixed), batch())
+    expect(summary(o)).toEqual(['good:one', 'good:two', 'bad:schema_violations', 'incomplete:unknown-1', 'good:four'])
+    const [row] = badRows(o)
+    const message = row.data.failure.messages[0]
+    expect(message.schemaKey).toBe('iglu:com.acme.private/thing_1/jsonschema/1-0-0')
+    expect(message.error.error).toBe('ResolutionError')
+    const http = message.error.lookupHistory.find((h: { repository: string }) => h.repository === 'Iglu Central')
+    expect(http.errors).toEqual([{ error: 'RepoFailure', message: expect.stringContaining('ECONNREFUSED') }])
+    expect(http.attempts).toBeGreaterThan(1)
+    expect(message.error.lookupHistory.find((h: { repository: string }) => h.repository === 'Iglu Central snapshot').errors).toEqual([{ error: 'NotFound' }])
+    expect(calls()).toBeGreaterThan(1)
+  })
+
+  it('spends the lookup budget once: later unknown schemas fail at once while the repository is skipped', async () => {
+    const { enricher, calls } = offline(300)
+    await enricher.enrichRecord(post([unknown(2)]), batch())
+    const before = calls()
+    const o = await enricher.enrichRecord(post([unknown(3), unknown(4), events[0]!]), batch())
+    expect(calls()).toBe(before)
+    expect(summary(o)).toEqual(['bad:schema_violations', 'incomplete:unknown-3', 'bad:schema_violations', 'incomplete:unknown-4', 'good:one'])
+    const history = badRows(o)[0].data.failure.messages[0].error.lookupHistory.find((h: { repository: string }) => h.repository === 'Iglu Central')
+    expect(history.errors[0].message).toMatch(/^not tried: failing \(next attempt after/)
   })
 })

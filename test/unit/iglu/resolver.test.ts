@@ -6,8 +6,8 @@ import { parseIgluUri, toIgluUri, type SchemaKey } from '../../../lib/core/iglu/
 import {
   CLASS_PRIORITY, EmbeddedRepository, HttpRepository, MemoryRepository, NOT_FOUND, StoreRepository, type Lookup, type Repository,
 } from '../../../lib/core/iglu/repositories'
-import { orderRepositories, Resolver, retryBackoffMs } from '../../../lib/core/iglu/resolver'
-import { defaultResolverConfig, igluDirs, parseResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
+import { attemptDelayMs, orderRepositories, Resolver, retryBackoffMs } from '../../../lib/core/iglu/resolver'
+import { defaultResolver, defaultResolverConfig, igluDirs, parseResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
 import { MemorySchemaStore } from '../../../lib/core/iglu/store'
 import type { JsonObject } from '../../../lib/core/iglu/selfdesc'
 import { schema } from './helpers'
@@ -92,11 +92,11 @@ describe('resolver caching', () => {
     expect(await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')).toMatchObject({ ok: true })
     expect(repo.calls).toHaveLength(2)
   })
-  it('retries failing repositories after a backoff, and reports each repository', async () => {
+  it('reports each repository of a failed lookup, and tries a failing one again after its cool-down', async () => {
     let now = 0
     const down = new FakeRepo('down', 0, [], 1, failing)
     const empty = new FakeRepo('empty', 1, [], 1, () => NOT_FOUND)
-    const r = new Resolver({ repositories: [down, empty], cacheTtl: 600, now: () => now })
+    const r = new Resolver({ repositories: [down, empty], cacheTtl: 600, now: () => now, lookupTimeoutMs: 0 })
     const res = await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')
     expect(res.ok).toBe(false)
     if (!res.ok) expect(res.message).toBe('Schema iglu:com.acme/e/jsonschema/1-0-0 could not be resolved (down: RepoFailure: HTTP 503 | empty: not found)')
@@ -107,6 +107,66 @@ describe('resolver caching', () => {
     down.answer = found
     expect(await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')).toMatchObject({ ok: true, repository: 'down' })
     expect(empty.calls).toHaveLength(1)
+  })
+  it('retries a failing repository with backoff within the lookup budget, and answers once it recovers', async () => {
+    const waits: number[] = []
+    let calls = 0
+    const flaky = new FakeRepo('flaky', 0, [], 1, (k) => (++calls < 4 ? failing() : found(k)))
+    const r = new Resolver({ repositories: [flaky], lookupTimeoutMs: 10_000, sleep: async (ms) => void waits.push(ms) })
+    expect(await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')).toMatchObject({ ok: true, repository: 'flaky' })
+    expect(waits).toEqual([attemptDelayMs(0), attemptDelayMs(1), attemptDelayMs(2)])
+    expect(waits[0]!).toBeLessThan(waits[2]!)
+  })
+  it('bounds a lookup by its budget even when the repository never answers, then reports the failure', async () => {
+    const hanging: Repository = { name: 'hanging', priority: 0, vendorPrefixes: [], classPriority: 1, lookup: () => new Promise(() => {}), list: async () => NOT_FOUND }
+    const r = new Resolver({ repositories: [hanging], lookupTimeoutMs: 50 })
+    const res = await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')
+    expect(res.ok).toBe(false)
+    if (!res.ok) expect(res.failures[0]).toMatchObject({ repository: 'hanging', errors: [{ kind: 'RepoFailure', message: 'no answer within 50 ms' }] })
+  })
+  it('a repository that failed a whole lookup is skipped by every lookup until its cool-down ends (circuit breaker)', async () => {
+    let now = 0
+    const down = new FakeRepo('down', 0, [], 1, failing)
+    const other = new FakeRepo('other', 1, [], 1, (k) => (k.name === 'known' ? found(k) : NOT_FOUND))
+    const sleeps: number[] = []
+    const r = new Resolver({ repositories: [down, other], now: () => now, lookupTimeoutMs: 1_000, sleep: async (ms) => void sleeps.push(ms) })
+    const first = await r.lookupSchema('iglu:com.acme/a/jsonschema/1-0-0')
+    expect(first.ok).toBe(false)
+    const tries = down.calls.length
+    expect(tries).toBeGreaterThan(1)
+    expect(r.failingRepositories()).toMatchObject([{ repository: 'down', until: retryBackoffMs(1), lastError: 'RepoFailure: HTTP 503' }])
+    // Other schemas: answered at once, without waiting or calling the failing repository.
+    sleeps.length = 0
+    const second = await r.lookupSchema('iglu:com.acme/b/jsonschema/1-0-0')
+    expect(second.ok).toBe(false)
+    if (!second.ok) {
+      expect(second.failures.find((f) => f.repository === 'down')).toMatchObject({ attempts: 0, errors: [{ kind: 'RepoFailure', message: expect.stringMatching(/^not tried: failing \(next attempt after .*\); last error: RepoFailure: HTTP 503$/) }] })
+    }
+    expect(await r.lookupSchema('iglu:com.acme/known/jsonschema/1-0-0')).toMatchObject({ ok: true, repository: 'other' })
+    expect(down.calls).toHaveLength(tries)
+    expect(sleeps).toEqual([])
+    // After the cool-down one lookup probes it once (no retries); a failure doubles the cool-down.
+    now = retryBackoffMs(1)
+    await r.lookupSchema('iglu:com.acme/c/jsonschema/1-0-0')
+    expect(down.calls).toHaveLength(tries + 1)
+    expect(sleeps).toEqual([])
+    expect(r.failingRepositories()[0]!.until).toBe(now + retryBackoffMs(2))
+    // Recovery closes it.
+    now += retryBackoffMs(2)
+    down.answer = found
+    expect(await r.lookupSchema('iglu:com.acme/d/jsonschema/1-0-0')).toMatchObject({ ok: true, repository: 'down' })
+    expect(r.failingRepositories()).toEqual([])
+  })
+  it('serves a stale copy at once instead of spending the budget when the repository fails after the TTL', async () => {
+    let now = 0
+    const repo = new FakeRepo('r', 0, [], 1, found)
+    const sleeps: number[] = []
+    const r = new Resolver({ repositories: [repo], cacheTtl: 1, now: () => now, sleep: async (ms) => void sleeps.push(ms) })
+    await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')
+    repo.answer = failing
+    now = 5_000
+    expect(await r.lookupSchema('iglu:com.acme/e/jsonschema/1-0-0')).toMatchObject({ ok: true })
+    expect(sleeps).toEqual([])
   })
   it('keeps serving the last good schema when registries fail after the TTL', async () => {
     let now = 0
@@ -266,12 +326,33 @@ describe('resolver configuration', () => {
       ok: false, errors: ['repositories[0].connection must have embedded.path or http.uri'],
     })
   })
-  it('the default configuration: project schemas, FLOE_IGLU_DIRS, own registry, Iglu Central', () => {
+  it('the default configuration: own registry, project schemas, FLOE_IGLU_DIRS, the Iglu Central snapshot, Iglu Central', () => {
     expect(igluDirs('a:b,c')).toEqual(['a', 'b', 'c'])
-    const { config: c, extra } = defaultResolverConfig({ env: { FLOE_IGLU_DIRS: '/x:/y' }, store: new MemorySchemaStore() })
+    const { config: c, extra, lookupTimeoutMs } = defaultResolverConfig({ env: { FLOE_IGLU_DIRS: '/x:/y' }, store: new MemorySchemaStore() })
     expect(c.repositories.map((r) => [r.name, 'http' in r.connection && r.connection.http.uri])).toEqual([['Iglu Central', 'http://iglucentral.com']])
-    expect(extra.map((r) => r.name)).toEqual(['Floe registry', 'Floe embedded', 'Embedded /x', 'Embedded /y'])
+    expect(extra.map((r) => r.name)).toEqual(['Floe registry', 'Floe embedded', 'Embedded /x', 'Embedded /y', 'Iglu Central snapshot'])
+    expect(lookupTimeoutMs).toBeUndefined()
+    const r = resolverFromConfig(c, { extra })
+    // Every vendor: the deployment's registry first, Iglu Central over HTTP last.
+    for (const vendor of ['com.snowplowanalytics.snowplow', 'com.google.analytics', 'com.acme']) {
+      expect(orderRepositories(r.repositories, vendor).map((x) => x.name)).toEqual(['Floe registry', 'Floe embedded', 'Embedded /x', 'Embedded /y', 'Iglu Central snapshot', 'Iglu Central'])
+    }
     expect(defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: '' } }).config.repositories).toEqual([])
+    const tuned = defaultResolverConfig({ env: { FLOE_RESOLVER_CACHE_TTL: '5', FLOE_RESOLVER_LOOKUP_TIMEOUT: '2.5' } })
+    expect([tuned.config.cacheTtl, tuned.lookupTimeoutMs]).toEqual([5, 2500])
+    expect(() => defaultResolverConfig({ env: { FLOE_RESOLVER_LOOKUP_TIMEOUT: 'soon' } })).toThrow("FLOE_RESOLVER_LOOKUP_TIMEOUT must be a number of seconds (0 or more), got 'soon'")
+  })
+  it('resolves the trackers\' schemas from the Iglu Central snapshot with no network and no variable', async () => {
+    const unreachable = async () => { throw new Error('getaddrinfo ENOTFOUND iglucentral.com') }
+    const r = defaultResolver({ env: {}, fetch: unreachable as typeof fetch })
+    for (const uri of [
+      'iglu:com.snowplowanalytics.snowplow/web_page/jsonschema/1-0-0',
+      'iglu:com.snowplowanalytics.snowplow/client_session/jsonschema/1-0-2',
+      'iglu:com.google.analytics/cookies/jsonschema/1-0-0',
+      'iglu:org.w3/PerformanceTiming/jsonschema/1-0-0',
+      'iglu:nl.basjes/yauaa_context/jsonschema/1-0-4',
+      'iglu:com.iab.snowplow/spiders_and_robots/jsonschema/1-0-0',
+    ]) expect(await r.lookupSchema(uri)).toMatchObject({ ok: true, repository: 'Iglu Central snapshot' })
   })
   it('configurations validate against the bundled resolver-config schema', async () => {
     const { config: c, extra } = defaultResolverConfig({ env: { FLOE_IGLU_CENTRAL_URL: '' } })

@@ -1,0 +1,19 @@
+/** The schema resolver of a function inside the deployment. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { defaultResolver } from '../core/iglu/resolver-config'
+import type { Resolver } from '../core/iglu/resolver'
+import { envVar } from '../infra/resources'
+import { clients } from './clients'
+import { DynamoSchemaStore } from './registry-store'
+
+/**
+ * The resolver of a function inside the deployment: this deployment's registry
+ * first (its schemas table, private schemas included), then the configured
+ * repositories (see `defaultResolverConfig`).
+ */
+export function deploymentResolver(env: NodeJS.ProcessEnv = process.env, ddb?: DynamoDBClient): Resolver {
+  const table = env[envVar('table', 'schemas')]
+  const store = table ? new DynamoSchemaStore(ddb ?? clients().ddb, table) : undefined
+  return defaultResolver({ env, store })
+}
+

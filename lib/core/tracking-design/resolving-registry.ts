@@ -1,0 +1,45 @@
+/**
+ * What the tracking-design API reads as "the registry": this deployment's own
+ * registry first, then the resolver's repositories (the project's schemas, the
+ * Iglu Central snapshot, Iglu Central and any configured registry), so that a
+ * specification may name Snowplow's or another public vendor's schemas. The
+ * data-structures view (`listAll`) stays this deployment's own.
+ */
+import type { SchemaKey } from '../iglu/keys'
+import type { Resolver } from '../iglu/resolver'
+import { readSupersedes, schemaBody, type JsonObject } from '../iglu/selfdesc'
+import type { StoredSchema } from '../iglu/store'
+import type { RegistryReader } from './ports'
+
+/** Models probed when listing a data structure that only the resolver knows. */
+const MAX_MODELS = 20
+
+function fromDocument(key: SchemaKey, doc: JsonObject): StoredSchema {
+  const supersedes = readSupersedes(doc)
+  return { key, body: schemaBody(doc), isPublic: true, createdAt: '', updatedAt: '', supersedes: supersedes.ok ? supersedes.value : [] }
+}
+
+export function resolvingRegistry(own: RegistryReader, resolver: Resolver): RegistryReader {
+  const lookup = async (key: SchemaKey) => {
+    const r = await resolver.lookupSchema(key)
+    return r.ok ? fromDocument(key, r.value) : undefined
+  }
+  return {
+    async get(key) {
+      return (await own.get(key)) ?? lookup(key)
+    },
+    async listGroup(vendor, name) {
+      const mine = await own.listGroup(vendor, name)
+      if (mine.length > 0) return mine
+      const out: StoredSchema[] = []
+      for (let model = 1; model <= MAX_MODELS; model++) {
+        const l = await resolver.listSchemas(vendor, name, model)
+        if (!l.ok) break
+        const docs = await Promise.all(l.value.map(lookup))
+        for (const d of docs) if (d) out.push(d)
+      }
+      return out
+    },
+    listAll: () => own.listAll(),
+  }
+}
