@@ -3,7 +3,7 @@
  *
  *   npm run bench:compat [-- --json] [-- --limit N]
  *
- * Corpus: `../shared/iglu-central` next to the repository (override with FLOE_IGLU_CENTRAL). Pairs: every
+ * Corpus: the repository's Iglu Central snapshot, `schemas/iglu-central` (override with FLOE_IGLU_CENTRAL). Pairs: every
  * JSON schema against itself, consecutive versions in both directions, all other pairs within a family, and
  * mutation pairs with a verdict known by construction. An independent witness oracle (sampling + B-guided
  * mutations, validated with ajv-draft-04 + ajv-formats, multipleOfPrecision 9) attacks every Compatible
@@ -35,7 +35,7 @@ const log = (msg: string): void => {
 }
 
 const repoRoot = resolvePath(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const corpusRoot = process.env.FLOE_IGLU_CENTRAL ?? resolvePath(repoRoot, '..', 'shared', 'iglu-central')
+const corpusRoot = process.env.FLOE_IGLU_CENTRAL ?? resolvePath(repoRoot, 'schemas', 'iglu-central')
 const schemasDir = existsSync(join(corpusRoot, 'schemas')) ? join(corpusRoot, 'schemas') : corpusRoot
 if (!existsSync(schemasDir) || !statSync(schemasDir).isDirectory()) {
   process.stderr.write(`bench:compat: Iglu Central copy not found at ${corpusRoot} (set FLOE_IGLU_CENTRAL to its directory)\n`)

@@ -9,7 +9,6 @@
  * time, alternately, after the same warm-up.
  * `npm run bench -- enrich`; profile with `node --cpu-prof --import tsx test/bench/enrich.ts`.
  */
-import { resolve } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Enricher } from '../../lib/core/enrich/enrich'
@@ -17,9 +16,8 @@ import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
 import { defaultResolver } from '../../lib/core/iglu/resolver-config'
 import { decodeCollectorPayload, encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../lib/core/thrift/types'
-import { projectRoot } from '../../lib/local/handlers'
 
-const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') } })
+const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
 const enricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
 
 const UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36'

@@ -1,8 +1,6 @@
 import { buildPageView, buildSelfDescribingEvent, buildStructEvent, newTracker } from '@snowplow/node-tracker'
-import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { shred } from '../../../lib/core/enrich/shred'
-import { projectRoot } from '../../../lib/local/handlers'
 import { testClients, useLocalStack } from '../../support/stack'
 import { readTexts } from '../../support/streams'
 
@@ -10,7 +8,6 @@ const stack = useLocalStack({
   environment: {
     ACCEPT_LIMITED_USE_LICENSE: 'yes',
     FLOE_IGLU_CENTRAL_URL: '',
-    FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central'),
   },
 })
 const kinesis = () => testClients().kinesis

@@ -1,10 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
-import { projectRoot } from '../../../lib/local/handlers'
 import { floe } from '../../support/process'
 
 describe('floe enrich --config (file-based variant)', () => {
@@ -23,7 +22,7 @@ output {
   incomplete { type = FileSystem, file = "${join(dir, 'out', 'incomplete')}" }
   bad { type = FileSystem, file = "${join(dir, 'out', 'bad')}" }
 }`)
-    const p = floe(['enrich', '--config', config], { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: resolve(projectRoot, '../shared/iglu-central') })
+    const p = floe(['enrich', '--config', config], { FLOE_IGLU_CENTRAL_URL: '' })
     expect(await p.exited).toBe(0)
     expect(p.output()).toMatch(/enrich: 32\/32 files, good 30, incomplete 1, bad 2/)
     expect(p.output()).toMatch(/enrich done: 32 payloads .* good 30, incomplete 1, bad 2, pii 0, invalid_enriched 0/)

@@ -7,13 +7,12 @@ import { hasErrors, lint } from '../../../lib/core/iglu/lint'
 import { EmbeddedRepository, HttpRepository } from '../../../lib/core/iglu/repositories'
 import { Resolver } from '../../../lib/core/iglu/resolver'
 import { serveStatic } from './static-server'
-import { igluCentral, igluCentralAvailable } from '../../support/iglu-central'
+import { igluCentral } from '../../support/iglu-central'
 
-/** The local copy of Iglu Central (a directory holding `schemas/`). */
+/** Iglu Central (a directory holding `schemas/`). */
 const central = igluCentral
-const available = igluCentralAvailable()
 
-describe.skipIf(!available)('resolver against Iglu Central', () => {
+describe('resolver against Iglu Central', () => {
   let files: { key: SchemaKey; file: string }[] = []
   let server: Awaited<ReturnType<typeof serveStatic>>
   beforeAll(async () => {
