@@ -45,7 +45,17 @@ export interface EnrichKinesisRuntime {
   readonly reporter: MetricsReporter
   readonly log: (line: string) => void
   readonly debug: boolean
+  /**
+   * Records (by sequence number) whose outputs were all written in a batch
+   * where another record's write failed. Lambda retries such a batch from the
+   * failed record on; this instance then neither enriches nor writes them
+   * again. Bounded: emptied at `WRITTEN_LIMIT` entries.
+   */
+  readonly written: Set<string>
 }
+
+/** How many written records an instance remembers (a few full batches of the largest size). */
+export const WRITTEN_LIMIT = 100_000
 
 export interface RuntimeOptions {
   readonly resolver?: Resolver
@@ -100,7 +110,7 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     statsd,
   })
   const debug = /^debug$/i.test(env.FLOE_LOG_LEVEL ?? '')
-  return { config, enricher, sinks, metrics, reporter, log, debug }
+  return { config, enricher, sinks, metrics, reporter, log, debug, written: new Set() }
 }
 
 export interface InputRecord {
@@ -112,7 +122,10 @@ export interface InputRecord {
 export interface BatchResult {
   /** Ids of the records to retry. */
   readonly failed: string[]
+  /** The outcomes of the records enriched by this call (those written before are skipped). */
   readonly outcomes: RecordOutcome[]
+  /** Ids of the records skipped because this instance wrote all their outputs before. */
+  readonly skipped: string[]
 }
 
 function partitionKeyOf(out: Output, sink: Sink): string {
@@ -124,7 +137,9 @@ function partitionKeyOf(out: Output, sink: Sink): string {
 }
 
 /** Enriches a batch and writes its outputs; answers which records must be retried. */
-export async function processBatch(rt: EnrichKinesisRuntime, records: readonly InputRecord[], now = Date.now()): Promise<BatchResult> {
+export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly InputRecord[], now = Date.now()): Promise<BatchResult> {
+  const skipped = batch.filter((r) => rt.written.has(r.id)).map((r) => r.id)
+  const records = skipped.length === 0 ? batch : batch.filter((r) => !rt.written.has(r.id))
   const outcomes = await enrichBatch(rt.enricher, records.map((r) => r.data), { concurrency: rt.config.concurrency.enrich, now })
   const failed = new Set<string>()
   const byStream = new Map<Sink, { record: KinesisRecord; owner: number }[]>()
@@ -157,7 +172,12 @@ export async function processBatch(rt: EnrichKinesisRuntime, records: readonly I
     if (o.collectorTimestamp !== null && (oldest === null || o.collectorTimestamp < oldest)) oldest = o.collectorTimestamp
   })
   rt.metrics.latencyOf(oldest, Date.now())
-  return { failed: records.filter((r) => failed.has(r.id)).map((r) => r.id), outcomes }
+  if (failed.size > 0) {
+    // The batch comes back from its first failed record: remember what was written after it.
+    if (rt.written.size + records.length > WRITTEN_LIMIT) rt.written.clear()
+    for (const r of records) if (!failed.has(r.id)) rt.written.add(r.id)
+  }
+  return { failed: records.filter((r) => failed.has(r.id)).map((r) => r.id), outcomes, skipped }
 }
 
 /** One embedded-metric-format line with the counts since the last call (CloudWatch reads it from the logs). */
