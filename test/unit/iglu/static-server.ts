@@ -30,6 +30,10 @@ export async function serveStatic(root: string, opts: { status?: (path: string) 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Stops listening and drops open (keep-alive) connections: clients see the server gone at once. */
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeAllConnections()
+    }),
   }
 }
