@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { shred } from '../../../lib/core/enrich/shred'
+import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
 import { runFloe } from '../../support/process'
 import { testClients, useLocalStack } from '../../support/stack'
 import { readTexts } from '../../support/streams'
@@ -107,6 +109,33 @@ describe("enrich validates against this deployment's registry", () => {
     out = await outputs()
     expect(out.good.filter((e) => e.app_id === 'later').map((e) => e.unstruct_event_com_acme_private_checkout_1)).toEqual([{ orderId: 'o-3', coupon: 'Y' }])
     expect(badFor(out.bad, 'later')).toEqual([])
+  })
+
+  it('the file variant pointed at the stack resolves the private schema with a read key, and not without one', async () => {
+    const keys = await runFloe(['registry', 'keygen', VENDOR, stack.current.url, SUPER])
+    expect(keys.code, keys.stderr).toBe(0)
+    const read = /Read key: +([0-9a-f-]{36})/.exec(keys.stdout)![1]!
+    const dir = mkdtempSync(join(tmpdir(), 'floe-file-'))
+    mkdirSync(join(dir, 'in'))
+    const event = { e: 'ue', p: 'web', tv: 'test-0', aid: 'file', ue_pr: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: uri('1-0-0'), data: { orderId: 'f-1' } } }) }
+    writeFileSync(join(dir, 'in', 'p1'), encodeCollectorPayload({
+      schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '10.0.0.1', timestamp: Date.now(), encoding: 'UTF-8', collector: 'c', path: '/com.snowplowanalytics.snowplow/tp2',
+      contentType: 'application/json', body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: [event] }),
+    }))
+    const run = async (out: string, ...args: string[]) => {
+      const config = join(dir, `${out}.hocon`)
+      writeFileSync(config, `license.accept = true
+input { type = FileSystem, dir = "${join(dir, 'in')}" }
+output {
+  good { type = FileSystem, file = "${join(dir, out, 'good')}" }
+  bad { type = FileSystem, file = "${join(dir, out, 'bad')}" }
+}`)
+      const res = await runFloe(['enrich', '--config', config, ...args], { FLOE_IGLU_CENTRAL_URL: '' })
+      expect(res.code, res.stderr).toBe(0)
+      return res.stdout
+    }
+    expect(await run('with-key', '--registry', `${stack.current.url}/registry-server`, '--apikey', read)).toContain('good 1, incomplete 0, bad 0')
+    expect(await run('anonymous', '--registry', stack.current.url)).toContain('good 0, incomplete 0, bad 1')
   })
 
   it('the tracking-design API checks specifications against the private schema and against Iglu Central', async () => {
