@@ -1,5 +1,5 @@
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
-import { createRuntime, emitEmf, processBatch, type EnrichKinesisRuntime } from '../../lib/aws/enrich-kinesis'
+import { createRuntime, emitEmf, loadEnrichments, processBatch, type EnrichKinesisRuntime } from '../../lib/aws/enrich-kinesis'
 import { loadFunctionConfig } from '../../lib/core/enrich/function-config'
 
 let runtime: Promise<EnrichKinesisRuntime> | undefined
@@ -7,7 +7,9 @@ let runtime: Promise<EnrichKinesisRuntime> | undefined
 async function init(): Promise<EnrichKinesisRuntime> {
   const c = loadFunctionConfig()
   if (!c.ok) throw new Error(`Enrich cannot start: ${c.errors.join('; ')}`)
-  return createRuntime(c.config)
+  const rt = createRuntime(c.config)
+  await loadEnrichments(rt)
+  return rt
 }
 
 /**

@@ -8,6 +8,9 @@
 import { randomUUID } from 'node:crypto'
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { KinesisClient } from '@aws-sdk/client-kinesis'
+import type { S3Client } from '@aws-sdk/client-s3'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { EnrichConfig, KinesisOutput, Outputs } from '../core/enrich/config'
 import { Enricher, type Output, type RecordOutcome } from '../core/enrich/enrich'
 import { F } from '../core/enrich/fields'
@@ -19,6 +22,7 @@ import { envVar, streams, type StreamKey } from '../infra/resources'
 import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
 import { deploymentResolver } from './resolver'
+import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
 
 type OutputKind = Output['kind']
 
@@ -178,6 +182,31 @@ export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly Inp
     for (const r of records) if (!failed.has(r.id)) rt.written.add(r.id)
   }
   return { failed: records.filter((r) => failed.has(r.id)).map((r) => r.id), outcomes, skipped }
+}
+
+/**
+ * Reads the enrichment configurations from the assets bucket's `enrichments/`
+ * prefix (when the function may read the bucket), downloads their assets into
+ * `FLOE_ASSETS_CACHE_DIR` (default: the temporary directory) and puts the steps
+ * in place; with `assetsUpdatePeriod`, refreshed assets swap them in later.
+ */
+export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: NodeJS.ProcessEnv; s3?: S3Client } = {}): Promise<EnrichmentSetup | undefined> {
+  const env = opts.env ?? process.env
+  const bucket = env[envVar('bucket', 'assets')]
+  if (!bucket) return undefined
+  const s3 = opts.s3 ?? clients().s3
+  const files = await configsFromBucket(s3, bucket)
+  if (files.length === 0) return undefined
+  const setup = await setupEnrichments(files, {
+    resolver: rt.enricher.settings.resolver,
+    cache: new AssetCache({ dir: env.FLOE_ASSETS_CACHE_DIR || join(tmpdir(), 'floe-assets'), s3 }),
+    legacyOrder: rt.config.featureFlags.legacyEnrichmentOrder,
+    updatePeriodMs: rt.config.assetsUpdatePeriodMs,
+    onChange: (e) => rt.enricher.replaceEnrichments(e),
+    log: rt.log,
+  })
+  rt.enricher.replaceEnrichments(setup.enrichments)
+  return setup
 }
 
 /** One embedded-metric-format line with the counts since the last call (CloudWatch reads it from the logs). */

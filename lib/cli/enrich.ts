@@ -6,7 +6,10 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { clients } from '../aws/clients'
+import { AssetCache, configsFromDir, EnrichmentSetupError, setupEnrichments } from '../aws/enrichments'
 import type { FileOutput } from '../core/enrich/config'
 import { loadConfig } from '../core/enrich/config-file'
 import { Enricher } from '../core/enrich/enrich'
@@ -19,7 +22,7 @@ import type { Resolver } from '../core/iglu/resolver'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
 
-const USAGE = 'enrich --config <file.hocon> [--registry <registryUrl> [--apikey <key>]]'
+const USAGE = 'enrich --config <file.hocon> [--enrichments <dir>] [--registry <registryUrl> [--apikey <key>]]'
 
 /** A line-per-record file with size rotation; files are created new (never overwritten). */
 export class RotatingFile {
@@ -87,10 +90,10 @@ export interface EnrichRun {
 }
 
 export async function runEnrich(args: readonly string[], run: EnrichRun): Promise<number> {
-  const opts: Record<'config' | 'registry' | 'apikey', string | undefined> = { config: undefined, registry: undefined, apikey: undefined }
+  const opts: Record<'config' | 'enrichments' | 'registry' | 'apikey', string | undefined> = { config: undefined, enrichments: undefined, registry: undefined, apikey: undefined }
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
-    const name = (['config', 'registry', 'apikey'] as const).find((n) => a === `--${n}` || a.startsWith(`--${n}=`))
+    const name = (['config', 'enrichments', 'registry', 'apikey'] as const).find((n) => a === `--${n}` || a.startsWith(`--${n}=`))
     if (!name) throw usageError(USAGE, `unexpected argument '${a}'`)
     const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i]
     if (value === undefined || value === '') throw usageError(USAGE, `--${name} needs a value`)
@@ -107,8 +110,18 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
   const files = await listFiles(resolve(config.input.dir)).catch((err: Error) => {
     throw new UsageError(`cannot read input.dir ${config.input.dir}: ${err.message}`)
   })
+  const resolver = fileResolver(env, opts.registry, opts.apikey)
+  const enrichments = opts.enrichments === undefined ? undefined : await setupEnrichments(await configsFromDir(opts.enrichments), {
+    resolver,
+    cache: new AssetCache({ dir: join(tmpdir(), 'floe-assets'), s3: clients().s3 }),
+    legacyOrder: config.featureFlags.legacyEnrichmentOrder,
+    log: run.out,
+  }).catch((err: Error) => {
+    throw err instanceof EnrichmentSetupError ? new UsageError(err.message) : err
+  })
   const enricher = new Enricher({
-    resolver: fileResolver(env, opts.registry, opts.apikey),
+    resolver,
+    enrichments: enrichments?.enrichments,
     processor: ENRICH_PROCESSOR,
     atomicFieldsLimits: config.validation.atomicFieldsLimits,
     acceptInvalid: config.featureFlags.acceptInvalid,

@@ -103,7 +103,7 @@ export const DEFAULT_MAX_RECORD_BYTES = 1_000_000
 
 /** The enricher: settings fixed at start, `enrichRecord` per stream record. */
 export class Enricher {
-  private readonly steps: Enrichment[]
+  private steps: Enrichment[]
   /** The atomic field limits as parallel tables: column, limit, name. */
   private readonly limitCols: Int32Array
   private readonly limitLengths: Float64Array
@@ -127,6 +127,14 @@ export class Enricher {
     this.limitNames = entries.map(([name]) => name)
     this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
     this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50, now: 0 }
+  }
+
+  /**
+   * Swaps the configured enrichments (e.g. after an asset was refreshed).
+   * Events already being enriched finish with the steps they started with.
+   */
+  replaceEnrichments(enrichments: readonly Enrichment[]): void {
+    this.steps = stepOrder(enrichments)
   }
 
   get maxJsonDepth(): number {
@@ -254,24 +262,55 @@ export class Enricher {
   private afterUnstruct(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, contexts: string | null, e1: Violation[]): void | Promise<void> {
     const c = contexts !== null ? this.contextsInput(contexts, ev, e1) : undefined
     const input: StepInput = new EventStepInput(raw)
-    if (c !== undefined) return c.then(() => this.runSteps(raw, batch, out, ev, e1, [], input, 0))
-    return this.runSteps(raw, batch, out, ev, e1, [], input, 0)
+    const steps = this.steps
+    if (c !== undefined) return c.then(() => this.runSteps(steps, raw, batch, out, ev, e1, [], input, 0))
+    return this.runSteps(steps, raw, batch, out, ev, e1, [], input, 0)
   }
 
   /** Phase 2: enrichments from step `from` on, failures accumulated. */
-  private runSteps(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[], input: StepInput, from: number): void | Promise<void> {
-    const steps = this.steps
+  private runSteps(steps: readonly Enrichment[], raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[], input: StepInput, from: number): void | Promise<void> {
     for (let k = from; k < steps.length; k++) {
       const r = steps[k]!.run(ev, input)
       if (isPromise(r)) {
         return Promise.resolve(r).then((res) => {
           if (this.applyStep(res, ev, e2, out)) return
-          return this.runSteps(raw, batch, out, ev, e1, e2, input, k + 1)
+          return this.runSteps(steps, raw, batch, out, ev, e1, e2, input, k + 1)
         })
       }
       if (this.applyStep(r, ev, e2, out)) return
     }
-    this.conclude(raw, batch, out, ev, e1, e2)
+    if (ev.derived.length === 0) return this.conclude(raw, batch, out, ev, e1, e2, NO_VIOLATIONS)
+    const d = this.validateDerived(ev)
+    if (isPromise(d)) return d.then((e3) => this.conclude(raw, batch, out, ev, e1, e2, e3))
+    this.conclude(raw, batch, out, ev, e1, e2, d)
+  }
+
+  /**
+   * Phase 3, first part: every context the enrichments derived is validated
+   * against its schema; invalid ones are removed, each with a violation
+   * (source `derived_contexts`).
+   */
+  private validateDerived(ev: EnrichedEvent): Violation[] | Promise<Violation[]> {
+    const resolver = this.settings.resolver
+    const now = this.adapterContext.now
+    const results: (Validated | Promise<Validated> | Violation)[] = ev.derived.map((e) => {
+      const sd = asSelfDescribing({ schema: e.schema, data: JSON.parse(e.data) as unknown })
+      if (!sd.ok) return { kind: 'NotIglu', source: 'derived_contexts', json: `{"schema":${quote(e.schema)},"data":${e.data}}`, code: sd.code }
+      return validateCached(resolver, sd.key, sd.data, now) ?? validateData(resolver, sd.key, sd.data)
+    })
+    const settle = (all: (Validated | Violation)[]): Violation[] => {
+      const violations: Violation[] = []
+      const kept: Entity[] = []
+      all.forEach((v, i) => {
+        const e = ev.derived[i]!
+        if ('kind' in v) violations.push(v)
+        else if (v.ok) kept.push(e)
+        else violations.push({ kind: 'IgluError', source: 'derived_contexts', schemaKey: e.schema, error: v.error, data: e.data, reports: v.reports, schemaMessage: v.schemaMessage, resolution: v.resolution })
+      })
+      if (violations.length > 0) ev.derived = kept
+      return violations
+    }
+    return results.some(isPromise) ? Promise.all(results).then(settle) : settle(results as (Validated | Violation)[])
   }
 
   /** Takes a step's result; true when the event is dropped. */
@@ -286,7 +325,7 @@ export class Enricher {
   }
 
   /** Phase 3 and the outputs. */
-  private conclude(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[]): void {
+  private conclude(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, e1: Violation[], e2: EnrichmentFailure[], derivedViolations: readonly Violation[]): void {
     const s = this.settings
     const at = batch.etlTimestamp
     // Phase 3: atomic field lengths.
@@ -306,10 +345,10 @@ export class Enricher {
       }
     }
     let invalidReasons: string[] | undefined
-    let e3 = NO_VIOLATIONS
+    let e3 = derivedViolations
     if (lengthErrors !== undefined) {
       invalidReasons = lengthErrors.map((e) => `${e.field}: ${e.message}`)
-      if (!s.acceptInvalid) e3 = [{ kind: 'Atomic', errors: lengthErrors }]
+      if (!s.acceptInvalid) e3 = [...e3, { kind: 'Atomic', errors: lengthErrors }]
     }
 
     if (e1.length === 0 && e2.length === 0 && e3.length === 0) {
