@@ -18,6 +18,7 @@ import { emfLine, Metrics, MetricsReporter } from '../core/enrich/metrics'
 import { countOutcome, enrichBatch, invalidLogLines } from '../core/enrich/runner'
 import { ENRICH_PROCESSOR } from '../core/enrich/version'
 import type { Resolver } from '../core/iglu/resolver'
+import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, streams, type StreamKey } from '../infra/resources'
 import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
@@ -192,7 +193,7 @@ export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly Inp
  */
 export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: NodeJS.ProcessEnv; s3?: S3Client } = {}): Promise<EnrichmentSetup | undefined> {
   const env = opts.env ?? process.env
-  const bucket = env[envVar('bucket', 'assets')]
+  const bucket = env[envVar('bucket', enrichmentFiles.bucket)]
   if (!bucket) return undefined
   const s3 = opts.s3 ?? clients().s3
   const files = await configsFromBucket(s3, bucket)

@@ -12,14 +12,15 @@ import { basename, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import type { Resolver } from '../core/iglu/resolver'
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
 import type { Enrichment } from '../core/enrich/steps'
+import { enrichmentFiles } from '../infra/enrichments'
 
 /** Where enrichment configurations live in the assets bucket. */
-export const ENRICHMENTS_PREFIX = 'enrichments/'
+export const ENRICHMENTS_PREFIX = enrichmentFiles.prefix
 
 /** Stops enrich at start: a configuration or an asset is unusable. */
 export class EnrichmentSetupError extends Error {
@@ -209,4 +210,25 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
     timer.unref()
   }
   return { enrichments: built.enrichments, stop: () => clearInterval(timer) }
+}
+
+/**
+ * Makes the bucket's `enrichments/` prefix hold exactly these configuration
+ * files (what `npm start` does with `FLOE_ENRICHMENTS_DIR`, as a deployment
+ * does on AWS). The enrich function reads them when it starts.
+ */
+export async function syncEnrichments(s3: S3Client, bucket: string, files: readonly ConfigFile[], prefix = ENRICHMENTS_PREFIX): Promise<string[]> {
+  const keep = new Set(files.map((f) => `${prefix}${basename(f.source)}`))
+  const existing: string[] = []
+  let token: string | undefined
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+    for (const o of page.Contents ?? []) if (o.Key) existing.push(o.Key)
+    token = page.IsTruncated ? page.NextContinuationToken : undefined
+  } while (token)
+  for (const Key of existing) if (!keep.has(Key)) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }))
+  for (const f of files) {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${basename(f.source)}`, Body: f.text, ContentType: 'application/json' }))
+  }
+  return [...keep]
 }

@@ -1,6 +1,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3'
 import { join } from 'node:path'
-import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type LocalEndpoints } from '../aws/clients'
+import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type AwsClients, type LocalEndpoints } from '../aws/clients'
+import { configsFromDir, EnrichmentSetupError, syncEnrichments } from '../aws/enrichments'
+import { loadEnrichmentConfigs } from '../core/enrich/enrichments/registry'
+import { defaultResolver } from '../core/iglu/resolver-config'
+import { enrichmentFiles } from '../infra/enrichments'
 import { localNames, resourceEnvironment, type ResourceNames } from '../infra/resources'
 import { functions, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
@@ -28,6 +32,8 @@ export interface LocalStackOptions {
   readonly triggerOverrides?: Partial<StreamTriggerSettings>
   /** First retry delay of stream triggers (default 200 ms). */
   readonly retryDelayMs?: number
+  /** Enrichment configuration files to deploy (default `FLOE_ENRICHMENTS_DIR`); none when unset. */
+  readonly enrichmentsDir?: string
   /** Extra environment for the functions (set in this process). */
   readonly environment?: Readonly<Record<string, string>>
   readonly log?: (line: string) => void
@@ -50,6 +56,21 @@ export interface LocalStack {
  * declaration, the HTTP gateway and the stream triggers. Functions run
  * in-process with the same handlers the CDK app deploys.
  */
+/**
+ * Puts the enrichment configuration files of `dir` (or none) under the assets
+ * bucket's `enrichments/` prefix, as a deployment does, after checking them:
+ * a file that cannot be used stops the start with its name and the reason.
+ */
+async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: string | undefined, log: (l: string) => void): Promise<void> {
+  const files = dir === undefined ? [] : await configsFromDir(dir)
+  if (files.length > 0) {
+    const checked = await loadEnrichmentConfigs(files, defaultResolver())
+    if (!checked.ok) throw new EnrichmentSetupError(`invalid enrichment configuration in ${dir}:\n  ${checked.errors.join('\n  ')}`)
+  }
+  const keys = await syncEnrichments(aws.s3, names.buckets[enrichmentFiles.bucket], files, enrichmentFiles.prefix)
+  if (keys.length > 0) log(`enrichments: ${keys.length} configuration file${keys.length === 1 ? '' : 's'} from ${dir}`)
+}
+
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const log = opts.log ?? (() => {})
   let emulators: Emulators | undefined
@@ -68,6 +89,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const decl of Object.values(functions) as { environment?: Record<string, string> }[]) Object.assign(process.env, decl.environment)
     const aws = makeClients(endpoints)
     await provision(aws, names, log)
+    await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
 
     if (opts.triggers !== false) {
       const checkpoints: CheckpointStore = opts.dataDir
