@@ -6,6 +6,9 @@ import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
 import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
+import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
+import { resolve } from 'node:path'
+import { enrichmentFiles } from './enrichments'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
 import { buckets, envVar, streams, tables, type BucketKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
@@ -120,6 +123,18 @@ export class FloeAppStack extends Stack {
         }),
       )
       fn.addEnvironment(envVar('stream', t.stream), props.data.streams[t.stream].streamName)
+    }
+    // The enrichment configuration files, synced to their prefix on every deploy (the enrich function reads them at start).
+    const enrichmentsDir = enrichmentFiles.sourceDir()
+    if (enrichmentsDir) {
+      const deployment = new BucketDeployment(this, 'EnrichmentFiles', {
+        sources: [Source.asset(resolve(props.projectRoot, enrichmentsDir), { exclude: ['*', '!*.json'] })],
+        destinationBucket: props.data.buckets[enrichmentFiles.bucket],
+        destinationKeyPrefix: enrichmentFiles.prefix,
+        prune: true,
+        extract: true,
+      })
+      fns.enrich.node.addDependency(deployment)
     }
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
   }

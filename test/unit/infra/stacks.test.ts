@@ -103,3 +103,20 @@ describe('deployment settings', () => {
     }
   })
 })
+
+describe('enrichment configuration files', () => {
+  it('are synced from FLOE_ENRICHMENTS_DIR to the assets bucket prefix the enrich function reads, before it runs', () => {
+    vi.stubEnv('FLOE_ENRICHMENTS_DIR', 'enrichments')
+    try {
+      const cdk = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+      const d = new FloeDataStack(cdk, 'FloeData')
+      const t = Template.fromStack(new FloeAppStack(cdk, 'FloeApp', { data: d.data, projectRoot }))
+      t.hasResourceProperties('Custom::CDKBucketDeployment', { DestinationBucketKeyPrefix: 'enrichments/', Prune: true })
+      const enrich = Object.entries(t.findResources('AWS::Lambda::Function')).find(([id]) => id.startsWith('EnrichFunction'))!
+      expect(enrich[1].DependsOn.some((x: string) => x.startsWith('EnrichmentFiles'))).toBe(true)
+    } finally {
+      vi.unstubAllEnvs()
+    }
+    expect(app.findResources('Custom::CDKBucketDeployment')).toEqual({})
+  })
+})
