@@ -3,6 +3,7 @@
  * `undefined` means "cannot tell" (unknown `format`, decimal `multipleOf` where exact arithmetic and ajv
  * disagree, invalid regex). Final witnesses are always re-checked with ajv.
  */
+import { linearRegExp, type LinearRegExp } from '../iglu/regex-engine'
 import { fullFormats } from 'ajv-formats/dist/formats'
 import { multipleOf } from './decimal'
 import type { Ctx, Node, Schema } from './nodes'
@@ -44,12 +45,13 @@ export function checkFormat(name: string, value: unknown): Tri {
   }
 }
 
-const reCache = new Map<string, RegExp | null>()
-export function jsRegex(p: string): RegExp | undefined {
+const reCache = new Map<string, LinearRegExp | null>()
+/** A schema pattern on the linear-time engine, as validators run it; undefined when it cannot be compiled. */
+export function jsRegex(p: string): LinearRegExp | undefined {
   let r = reCache.get(p)
   if (r === undefined) {
     try {
-      r = new RegExp(p, 'u')
+      r = linearRegExp(p, 'u')
     } catch {
       r = null
     }

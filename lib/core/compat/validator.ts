@@ -3,6 +3,7 @@
  * `multipleOfPrecision: 9`, `self` accepted as a no-op keyword and the Iglu `$schema` stripped.
  */
 import Ajv from 'ajv-draft-04'
+import { ajvRegExp } from '../iglu/regex-engine'
 import type { ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { isObject } from './nodes'
@@ -19,7 +20,7 @@ const NO_RESOLVER = {}
 const instances = new WeakMap<object, Instance>()
 
 function makeInstance(): Instance {
-  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors: false, code: { optimize: false } })
+  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors: false, code: { optimize: false, regExp: ajvRegExp } })
   addFormats(ajv)
   ajv.addKeyword('self')
   return { ajv, compiled: new Map(), added: new Set() }

@@ -8,6 +8,7 @@ import Ajv04 from 'ajv-draft-04'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { DRAFT4_URI } from './metaschema'
+import { ajvRegExp } from './regex-engine'
 
 export type { ErrorObject, ValidateFunction }
 
@@ -24,6 +25,8 @@ function makeAjv(): Ajv04 {
     addUsedSchema: false,
     logger: false,
     unicodeRegExp: false,
+    // `pattern` and `patternProperties` run on a linear-time engine (see regex-engine.ts).
+    code: { regExp: ajvRegExp },
   })
   addFormats(ajv, [...KNOWN_FORMATS])
   return ajv

@@ -3,6 +3,7 @@
  * ERROR messages block an upload; WARNING and INFO are advice.
  */
 import { draft04MetaErrors, KNOWN_FORMATS } from './draft04'
+import { schemaPatternProblems } from './regex-engine'
 import { decodeSelfDescribingSchema, isObject, schemaBody, type JsonObject } from './selfdesc'
 
 export type LintLevel = 'ERROR' | 'WARNING' | 'INFO'
@@ -29,6 +30,7 @@ export type LintCheck =
   | 'bqIllegalStart'
   | 'optionalNull'
   | 'description'
+  | 'patterns'
 
 export interface LintMessage {
   readonly message: string
@@ -114,6 +116,8 @@ export function lint(doc: unknown, opts: LintOptions = {}): LintMessage[] {
   }
   if (typeof doc.description !== 'string') add('description', 'INFO', '/', 'The schema has no description')
 
+  // Patterns must run on the linear-time engine validators use (never skippable).
+  for (const p of schemaPatternProblems(body)) add('patterns', 'ERROR', p.pointer, p.message)
   visit(doc, '/', true, add)
   return out
 }

@@ -370,7 +370,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       try {
         cached = { updatedAt: s.updatedAt, fn: compileValidator(s.body) }
       } catch (err) {
-        return msg(500, `The schema ${uri} cannot be compiled: ${(err as Error).message}`)
+        return msg(422, `The schema ${uri} cannot be compiled: ${(err as Error).message}`)
       }
       validators.set(uri, cached)
     }

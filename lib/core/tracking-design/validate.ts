@@ -2,6 +2,7 @@
  * Validation of the `spec` of create and edit requests. Errors are `Error`
  * entries whose `source` names the offending field (`spec.event.source`, …).
  */
+import { schemaPatternProblems } from '../iglu/regex-engine'
 import { parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import { isUuid } from './auth'
 import { CODES, error } from './envelope'
@@ -146,6 +147,9 @@ export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Pr
         }
       }
       if (!absent(ev.schema) && !isObject(ev.schema)) errors.push(error(CODES.invalidValue, 'spec.event.schema', 'spec.event.schema must be a JSON Schema object'))
+      else if (isObject(ev.schema)) {
+        for (const p of schemaPatternProblems(ev.schema)) errors.push(error(CODES.invalidValue, `spec.event.schema${p.pointer.replace(/\//g, '.')}`, p.message))
+      }
     }
   }
 

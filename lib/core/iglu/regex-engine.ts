@@ -1,0 +1,166 @@
+/**
+ * Regular expressions that come from schemas (`pattern`, `patternProperties`)
+ * run on RE2JS, a JavaScript port of RE2: matching takes time linear in the
+ * input whatever the pattern, so a schema cannot freeze the process with a
+ * catastrophic pattern such as `^(a+)+$`. (Pure JavaScript, so it bundles into
+ * every function and needs no native build; about 0.5 µs per test of a short
+ * string.)
+ *
+ * Patterns are ECMA-262 regular expressions, as JSON Schema says: a pattern
+ * must first be a valid JavaScript regular expression, and is then translated
+ * to RE2's syntax (`\uXXXX`, `[^]`, `\cX`, `\s`, `.` keep their ECMA meaning).
+ * What RE2 cannot express in linear time — backreferences and lookaround — is
+ * refused with the reason (`UnsupportedPattern`).
+ */
+import { RE2JS } from 're2js'
+
+/** A pattern that is not a valid ECMA regular expression, or that needs backtracking. */
+export class UnsupportedPattern extends SyntaxError {
+  override readonly name = 'UnsupportedPattern'
+}
+
+/** ECMA `\s`: white space and line terminators. */
+const SPACE = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}'
+const hex = (code: number) => `\\x{${code.toString(16).toUpperCase()}}`
+
+/** ECMA syntax → RE2 syntax, with the same meaning; throws `UnsupportedPattern` for what RE2 cannot do. */
+export function toRe2(pattern: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '\\') {
+      const n = pattern[i + 1]
+      if (n === undefined) throw new UnsupportedPattern('the pattern ends with a lone backslash')
+      if (n === 'u' && /^[0-9a-fA-F]{4}$/.test(pattern.slice(i + 2, i + 6))) {
+        out += hex(parseInt(pattern.slice(i + 2, i + 6), 16))
+        i += 5
+      } else if (n === 'u' && pattern[i + 2] === '{') {
+        const end = pattern.indexOf('}', i + 3)
+        out += hex(parseInt(pattern.slice(i + 3, end), 16))
+        i = end
+      } else if (n === 'c' && /[A-Za-z]/.test(pattern[i + 2] ?? '')) {
+        out += hex(pattern.charCodeAt(i + 2) % 32)
+        i += 2
+      } else if (n === 's') {
+        out += inClass ? SPACE : `[${SPACE}]`
+        i++
+      } else if (n === 'S') {
+        if (inClass) throw new UnsupportedPattern('\\S inside a character class is not supported by the linear-time engine')
+        out += `[^${SPACE}]`
+        i++
+      } else if (/[1-9]/.test(n) && !inClass) {
+        throw new UnsupportedPattern(`backreferences (\\${n}) need backtracking and are not supported`)
+      } else if (n === 'k' && pattern[i + 2] === '<') {
+        throw new UnsupportedPattern('named backreferences (\\k<…>) need backtracking and are not supported')
+      } else if (n === '/' || n === '-') {
+        out += inClass ? `\\${n}` : n === '/' ? '/' : '\\-'
+        i++
+      } else {
+        out += c + n
+        i++
+      }
+      continue
+    }
+    if (inClass) {
+      if (c === ']') inClass = false
+      out += c
+      continue
+    }
+    if (c === '[') {
+      if (pattern.startsWith('[^]', i)) {
+        out += '[\\x{0}-\\x{10FFFF}]'
+        i += 2
+        continue
+      }
+      inClass = true
+      out += c
+      // a `]` right after `[` or `[^` is the end of an empty class in ECMA, a literal in RE2
+      if (pattern[i + 1] === ']') throw new UnsupportedPattern('the empty character class [] is not supported')
+      if (pattern[i + 1] === '^') {
+        out += '^'
+        i++
+      }
+      continue
+    }
+    if (c === '(' && pattern[i + 1] === '?') {
+      const kind = pattern.slice(i + 2, i + 4)
+      if (kind.startsWith('=') || kind.startsWith('!') || kind === '<=' || kind === '<!') {
+        throw new UnsupportedPattern('lookahead and lookbehind assertions need backtracking and are not supported')
+      }
+    }
+    out += c === '.' ? '[^\\n\\r\\x{2028}\\x{2029}]' : c
+  }
+  return out
+}
+
+export interface LinearRegExp {
+  test(input: string): boolean
+  toString(): string
+}
+
+/**
+ * Compiles a schema pattern for the linear-time engine; throws
+ * `UnsupportedPattern` with the reason when it cannot.
+ */
+export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
+  try {
+    // Syntax only: constructing a RegExp does not match anything.
+    new RegExp(pattern, flags.includes('u') ? 'u' : '')
+  } catch (err) {
+    throw new UnsupportedPattern(`not a valid regular expression: ${(err as Error).message}`)
+  }
+  let re: ReturnType<typeof RE2JS.compile>
+  try {
+    re = RE2JS.compile(toRe2(pattern))
+  } catch (err) {
+    if (err instanceof UnsupportedPattern) throw err
+    throw new UnsupportedPattern(`not supported by the linear-time regular expression engine: ${(err as Error).message}`)
+  }
+  // ajv keys its compiled patterns by `toString()`: it must differ per pattern.
+  const text = `/${pattern}/${flags}`
+  return { test: (input: string) => re.test(input), toString: () => text }
+}
+
+/** Why a pattern cannot be used, or undefined when it can. */
+export function patternProblem(pattern: string): string | undefined {
+  try {
+    linearRegExp(pattern)
+    return undefined
+  } catch (err) {
+    return (err as Error).message
+  }
+}
+
+/** For ajv's `code.regExp` option: every `pattern` and `patternProperties` regex of a schema. */
+export const ajvRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
+  code: 'require("re2js") /* linear-time patterns */',
+})
+
+/**
+ * Every `pattern` and `patternProperties` key in a schema (at any depth) that
+ * cannot be used, with its JSON Pointer (below `base`) and why.
+ */
+export function schemaPatternProblems(schema: unknown, base = ''): { pointer: string; message: string }[] {
+  const out: { pointer: string; message: string }[] = []
+  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1')
+  const walk = (v: unknown, at: string, depth: number): void => {
+    if (depth > 200 || v === null || typeof v !== 'object') return
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}/${i}`, depth + 1))
+    const o = v as Record<string, unknown>
+    if (typeof o.pattern === 'string') {
+      const why = patternProblem(o.pattern)
+      if (why) out.push({ pointer: `${at}/pattern`, message: `The pattern ${JSON.stringify(o.pattern)} cannot be used: ${why}` })
+    }
+    const pp = o.patternProperties
+    if (pp !== null && typeof pp === 'object' && !Array.isArray(pp)) {
+      for (const k of Object.keys(pp)) {
+        const why = patternProblem(k)
+        if (why) out.push({ pointer: `${at}/patternProperties/${esc(k)}`, message: `The patternProperties key ${JSON.stringify(k)} cannot be used: ${why}` })
+      }
+    }
+    for (const [k, x] of Object.entries(o)) walk(x, `${at}/${esc(k)}`, depth + 1)
+  }
+  walk(schema, base, 0)
+  return out
+}
