@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { DEFAULT_COLLECTOR_CONFIG, loadCollectorConfig, type CollectorConfig } from '../../lib/core/collector/config'
 import { handleCollectorRequest, sinkFailureResponse, type CollectorRecord } from '../../lib/core/collector/service'
+import { responseProblem } from '../../lib/http/headers'
 import type { HttpHandler } from '../../lib/http/types'
 
 /** Environment variable holding the collector configuration as JSON (optional; defaults otherwise). */
@@ -31,6 +32,9 @@ export function collectorHttpHandler(sink: RecordSink, config: () => CollectorCo
   return async (req) => {
     const cfg = config()
     const { response, records } = handleCollectorRequest(req, cfg, Date.now(), randomUUID, { sinkHealthy })
+    // Nothing may fail after the write: a response that cannot be sent is refused before it.
+    const problem = responseProblem(response)
+    if (problem !== undefined) return { statusCode: 400, headers: { 'content-type': 'text/plain; charset=UTF-8' }, body: `Bad Request: ${problem}` }
     if (records.length === 0) return response
     try {
       await sink(records, cfg)

@@ -1,3 +1,4 @@
+import { decodeHeaderValue } from '../http/headers'
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -97,7 +98,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   const cookies: string[] = []
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!.toLowerCase()
-    const value = req.rawHeaders[i + 1]!
+    // API Gateway passes UTF-8 header bytes on as UTF-8 text; Node reads them as Latin-1.
+    const value = decodeHeaderValue(req.rawHeaders[i + 1]!)
     if (name === 'cookie') {
       cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean))
       continue

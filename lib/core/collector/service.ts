@@ -1,3 +1,4 @@
+import { asciiUrl } from '../../http/headers'
 import type { HttpRequest, HttpResponse } from '../../http/types'
 import { COLLECTOR_PAYLOAD_SCHEMA, type CollectorPayload } from '../thrift/types'
 import type { CollectorConfig } from './config'
@@ -26,6 +27,14 @@ export interface CollectorContext {
 export const PIXEL = Buffer.from('R0lGODlhAQABAPAAAP///wAAACH5BAUAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64')
 
 export const ANONYMOUS_NUID = '00000000-0000-0000-0000-000000000000'
+
+/** The longest network user id kept in the cookie (the `network_userid` column holds 128 characters). */
+export const MAX_NUID_LENGTH = 128
+
+/** A network user id the cookie may hold: RFC 6265 cookie-octets only (no space, quote, comma, semicolon, backslash, control or non-ASCII character), 1 to 128 of them. */
+export function isValidNetworkUserId(v: string): boolean {
+  return v.length > 0 && v.length <= MAX_NUID_LENGTH && /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/.test(v)
+}
 export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /\n\nUser-agent: AdsBot-Google\nDisallow: /'
 
 const TEXT = 'text/plain; charset=UTF-8'
@@ -149,10 +158,16 @@ function track(req: HttpRequest, config: CollectorConfig, now: number, randomUui
 
   const cookieNuid = config.cookie.enabled ? findCookie(cookies, config.cookie.name) || undefined : undefined
   const queryNuid = req.query['nuid'] || undefined
+  // The cookie only ever holds a valid network user id; any other `nuid` is
+  // recorded as received, and the cookie keeps (or gets) a valid one.
+  const validCookieNuid = cookieNuid !== undefined && isValidNetworkUserId(cookieNuid) ? cookieNuid : undefined
   let nuid: string
+  let cookieValue: string | undefined
   if (anonymous) nuid = ANONYMOUS_NUID
-  else if (queryNuid) nuid = queryNuid
-  else if (cookieNuid) nuid = cookieNuid
+  else if (queryNuid) {
+    nuid = queryNuid
+    cookieValue = isValidNetworkUserId(queryNuid) ? queryNuid : validCookieNuid ?? randomUuid()
+  } else if (validCookieNuid) nuid = validCookieNuid
   else if (kind === 'pixel' && config.cookieBounce.enabled && !doNotTrack) {
     if (req.query[config.cookieBounce.name] === undefined) {
       // First visit: bounce to self with a fresh cookie; nothing is recorded yet.
@@ -177,13 +192,13 @@ function track(req: HttpRequest, config: CollectorConfig, now: number, randomUui
   } else {
     const u = req.query['u']
     response = validRedirectTarget(u, config)
-      ? { statusCode: 302, headers: { ...cors, location: u }, body: '' }
+      ? { statusCode: 302, headers: { ...cors, location: asciiUrl(u) }, body: '' }
       : { statusCode: 400, headers: cors, body: '' }
   }
 
   let setCookies: string[] = []
   if (config.cookie.enabled && !doNotTrack) {
-    if (!anonymous) setCookies = networkUserIdCookies(config.cookie, nuid, now, origin)
+    if (!anonymous) setCookies = networkUserIdCookies(config.cookie, cookieValue ?? nuid, now, origin)
     else if (cookieNuid !== undefined) setCookies = expiredCookies(config.cookie, origin)
   }
   if (setCookies.length > 0) response = { ...response, cookies: setCookies }
