@@ -23,7 +23,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb'
-import type { AccountStore, CatalogStore, SpecStore, SpecUpdate, UpdateAllResult } from '../core/tracking-design/ports'
+import { StoreInputError, type AccountStore, type CatalogStore, type SpecStore, type SpecUpdate, type UpdateAllResult } from '../core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
 import { nameClaim, type NameClaim } from '../core/tracking-design/validate'
 import { queryAll } from './dynamo'
@@ -51,6 +51,8 @@ async function transact(ddb: DynamoDBClient, items: TransactWriteItem[]): Promis
     } catch (err) {
       const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []
       const conflictOnly = (err as Error)?.name === 'TransactionCanceledException' && reasons.some((r) => r.Code === 'TransactionConflict') && !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+      // DynamoDB refuses the input itself (an item over 400 KB, a key over its size): nothing was written.
+      if ((err as Error)?.name === 'ValidationException') throw new StoreInputError('spec', `The event specification cannot be stored: ${(err as Error).message}`)
       if (!conflictOnly || attempt >= 4) throw err
       await new Promise((r) => setTimeout(r, 10 * 2 ** attempt + Math.random() * 10))
     }

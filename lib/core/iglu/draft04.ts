@@ -72,6 +72,55 @@ export function compileValidator(schema: unknown): ValidateFunction {
   return ajv().compile(prepareForCompile(schema) as object)
 }
 
+const IGLU_HTTP_REF = /^https?:\/\/(?:www\.)?iglucentral\.com\/schemas\/([^#]+?)\/?(#.*)?$/
+
+/** A `$ref` to another schema as an Iglu URI (`iglu:…`, or an iglucentral.com address), without its fragment; undefined for local refs. */
+function remoteRef(ref: string): string | undefined {
+  if (ref.startsWith('#') || ref === DRAFT4_URI) return undefined
+  const m = IGLU_HTTP_REF.exec(ref)
+  return (m ? `iglu:${m[1]}` : ref).split('#')[0]
+}
+
+/** Every remote `$ref` of a schema (Iglu URIs where they are Iglu references, else as written). */
+export function remoteRefs(schema: unknown): string[] {
+  const out = new Set<string>()
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk)
+    if (v === null || typeof v !== 'object') return
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '$ref' && typeof x === 'string') {
+        const r = remoteRef(x)
+        if (r !== undefined) out.add(r)
+      } else walk(x)
+    }
+  }
+  walk(schema)
+  return [...out]
+}
+
+/**
+ * Compiles a validator that follows remote `$ref`s into `refs` (Iglu URI →
+ * schema body; every URI `remoteRefs` finds, transitively, must be there).
+ */
+export function compileWithRefs(schema: unknown, refs: ReadonlyMap<string, unknown>): ValidateFunction {
+  const a = makeAjv()
+  const rewrite = (v: unknown, root: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => rewrite(x, false))
+    if (v === null || typeof v !== 'object') return v
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) {
+      if ((root && IGNORED_KEYS.has(k)) || (k === 'id' && typeof x === 'string')) continue
+      if (k === '$ref' && typeof x === 'string') {
+        const r = remoteRef(x)
+        out[k] = r === undefined ? x : `${r}${x.includes('#') ? x.slice(x.indexOf('#')) : ''}`
+      } else out[k] = rewrite(x, false)
+    }
+    return out
+  }
+  for (const [uri, body] of refs) a.addSchema(rewrite(body, true) as object, uri)
+  return a.compile(rewrite(schema, true) as object)
+}
+
 /** An error reported for a data instance, in the shape Iglu's validation reports use. */
 export interface InstanceError {
   readonly message: string

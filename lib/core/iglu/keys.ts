@@ -75,7 +75,12 @@ function build(vendor: string, name: string, format: string, version: string): P
 /** Builds a key from parts, checking every part. */
 export function makeSchemaKey(vendor: string, name: string, format: string, version: string): Parsed<SchemaKey> {
   if (!VENDOR_RE.test(vendor) || !NAME_RE.test(name) || !FORMAT_RE.test(format)) {
-    return { ok: false, code: 'INVALID_IGLUURI', message: `Invalid schema key '${vendor}/${name}/${format}/${version}', INVALID_IGLUURI` }
+    const why = !VENDOR_RE.test(vendor)
+      ? `the vendor ${JSON.stringify(vendor)} may only hold ASCII letters, digits, '-', '_' and '.'`
+      : !NAME_RE.test(name)
+        ? `the name ${JSON.stringify(name)} may only hold ASCII letters, digits, '-' and '_'`
+        : `the format ${JSON.stringify(format)} may only hold ASCII letters, digits, '-' and '_'`
+    return { ok: false, code: 'INVALID_IGLUURI', message: `Invalid schema key '${vendor}/${name}/${format}/${version}' (${why}), INVALID_IGLUURI` }
   }
   return build(vendor, name, format, version)
 }

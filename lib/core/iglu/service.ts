@@ -5,8 +5,8 @@
  */
 import type { HttpRequest, HttpResponse } from '../../http/types'
 import { hashKey, isUuid, isUuidV4, newKey, sameHash } from './apikeys'
-import { compileValidator, instanceErrors, type ValidateFunction } from './draft04'
-import { formatSchemaVer, makeSchemaKey, parseSchemaVer, toIgluUri, toSchemaPath, type SchemaKey } from './keys'
+import { compileValidator, compileWithRefs, instanceErrors, remoteRefs, type ValidateFunction } from './draft04'
+import { formatSchemaVer, makeSchemaKey, parseIgluUri, parseSchemaVer, toIgluUri, toSchemaPath, type SchemaKey } from './keys'
 import { DEFAULT_MAX_JSON_DEPTH, hasErrors, jsonDepth, lint, reportOf } from './lint'
 import {
   ANONYMOUS, SUPER, authInfo, canCreateKeys, canCreateKeysFor, canDeleteKeys, canDeleteSchema, canRead, canValidate, canWrite,
@@ -254,12 +254,13 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       }
       normalised = stripped
     } else if (!urlKey) {
-      return msg(400, MESSAGES.cannotDecode)
+      return msg(400, `${MESSAGES.cannotDecode}: ${decoded.errors.join('; ')}`)
     } else {
       key = urlKey
       normalised = { $schema: META_SCHEMA_URI, self: selfOf(urlKey), ...stripped }
     }
 
+    if (key.format !== 'jsonschema') return msg(400, `Only the jsonschema format is supported; '${key.format}' schemas cannot be stored`)
     if (!canWrite(p, key.vendor)) return msg(403, MESSAGES.notAuthorized)
 
     const lintMessages = lint(normalised, { maxJsonDepth: maxDepth })
@@ -367,12 +368,24 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
     const uri = toIgluUri(s.key)
     let cached = validators.get(uri)
     if (!cached || cached.updatedAt !== s.updatedAt) {
+      // Schemas it references (`$ref` to other schemas) are followed in this registry; one that is not there is reported.
+      const refs = new Map<string, unknown>()
+      const pending = remoteRefs(s.body)
+      while (pending.length > 0) {
+        const ref = pending.pop()!
+        if (refs.has(ref) || ref === uri) continue
+        const k = parseIgluUri(ref)
+        const found = k.ok ? await opts.schemas.get(k.value) : undefined
+        if (!found || !readable(p)(found)) return msg(422, `The schema ${uri} references ${ref}, which this registry cannot resolve; the instance was not validated`)
+        refs.set(ref, found.body)
+        pending.push(...remoteRefs(found.body))
+      }
       try {
-        cached = { updatedAt: s.updatedAt, fn: compileValidator(s.body) }
+        cached = { updatedAt: s.updatedAt, fn: refs.size === 0 ? compileValidator(s.body) : compileWithRefs(s.body, refs) }
       } catch (err) {
         return msg(422, `The schema ${uri} cannot be compiled: ${(err as Error).message}`)
       }
-      validators.set(uri, cached)
+      if (refs.size === 0) validators.set(uri, cached)
     }
     if (cached.fn(decoded.value.data)) return msg(200, `Instance is valid ${uri}`)
     return jsonRes(200, { message: MESSAGES.invalidInstance, report: instanceErrors(cached.fn.errors, decoded.value.data) })

@@ -4,6 +4,7 @@ import type { ErrorEntry, HistoryRecord } from './types'
 
 export const CODES = {
   invalidJson: 'InvalidJson',
+  payloadTooLarge: 'PayloadTooLarge',
   invalidRequest: 'InvalidRequest',
   invalidValue: 'InvalidValue',
   invalidIgluUri: 'InvalidIgluUri',

@@ -76,3 +76,14 @@ export interface RegistryReader {
   listGroup(vendor: string, name: string): Promise<StoredSchema[]>
   listAll(): Promise<StoredSchema[]>
 }
+
+/**
+ * Thrown by a store that refuses a write for its input (an item or key over
+ * the store's size limits): the API answers 422 at `field`, and nothing was written.
+ */
+export class StoreInputError extends Error {
+  override readonly name = 'StoreInputError'
+  constructor(readonly field: string, message: string) {
+    super(message)
+  }
+}

@@ -14,7 +14,7 @@ import { dataStructureHash, dataStructures, schemaDocument, wire } from './datas
 import { CODES, envelope, error, failure, hasError, historyInclude } from './envelope'
 import { planCreate, planEdit, type Change } from './lifecycle'
 import { aboutListed, alreadyPublished, publishSpec, readPublishBody } from './publish'
-import type { AccountStore, CatalogStore, RegistryReader, SpecStore } from './ports'
+import { StoreInputError, type AccountStore, type CatalogStore, type RegistryReader, type SpecStore } from './ports'
 import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject, type StoredSpec } from './types'
 import { isObject, nameClaim, nameTaken, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
 
@@ -58,13 +58,52 @@ type Authed = (ctx: Ctx) => Promise<HttpResponse>
 
 const truthy = (v: string | undefined) => v !== undefined && /^(true|1)$/i.test(v)
 
+/** Largest request body accepted (bytes): well below the store's item size, so a valid body always fits. */
+export const MAX_BODY_BYTES = 256 * 1024
+/** Deepest nesting of arrays and objects accepted in a body. */
+export const MAX_BODY_DEPTH = 64
+
+/** The deepest nesting of `[`/`{` in JSON text, read without parsing (so no depth can overflow the stack). */
+export function jsonTextDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) max = Math.max(max, ++depth)
+    else if (c === 93 || c === 125) depth--
+  }
+  return max
+}
+
 function parseJson(req: HttpRequest): { ok: true; value: unknown } | { ok: false; response: HttpResponse } {
+  if (req.body.length > MAX_BODY_BYTES) {
+    return { ok: false, response: failure(413, CODES.payloadTooLarge, 'body', `The request body has ${req.body.length} bytes; at most ${MAX_BODY_BYTES} are accepted`) }
+  }
   const text = req.body.toString('utf8')
   if (text.trim() === '') return { ok: false, response: failure(400, CODES.invalidJson, 'body', 'The request body is empty; a JSON object is expected') }
+  const depth = jsonTextDepth(text)
+  if (depth > MAX_BODY_DEPTH) {
+    return { ok: false, response: failure(422, CODES.invalidValue, 'body', `The request body nests arrays and objects ${depth} levels deep; at most ${MAX_BODY_DEPTH} are accepted`) }
+  }
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch (err) {
     return { ok: false, response: failure(400, CODES.invalidJson, 'body', `The request body is not valid JSON: ${(err as Error).message}`) }
+  }
+}
+
+/** A write the store refused for its input (a size or key limit): 422 at the field, nothing was stored. */
+async function storing<T>(write: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; response: HttpResponse }> {
+  try {
+    return { ok: true, value: await write() }
+  } catch (err) {
+    if (err instanceof StoreInputError) return { ok: false, response: envelope(422, [], [], [error(CODES.invalidValue, err.field, err.message)]) }
+    throw err
   }
 }
 
@@ -183,7 +222,9 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const change = planCreate(body.spec, value, id, { orgId: org, author, message: body.message, now: now() })
     const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
-    const stored = await specs.create(change.spec, change.entry)
+    const written = await storing(() => specs.create(change.spec, change.entry))
+    if (!written.ok) return written.response
+    const stored = written.value
     if (stored === 'exists') return failure(409, CODES.alreadyExists, 'spec.id', `Event specification ${id} already exists`)
     if (stored === 'nameTaken') return envelope(422, [], [], [nameTaken(nameClaim(change.spec.doc)!)])
     return envelope(201, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
@@ -204,7 +245,9 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const change = planEdit(current, history, body.spec, value, { orgId: org, author, message: body.message, now: now() })
     const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
-    const stored = await specs.update(current, change.spec, change.entry, change.discard)
+    const written = await storing(() => specs.update(current, change.spec, change.entry, change.discard))
+    if (!written.ok) return written.response
+    const stored = written.value
     if (stored === 'conflict') return failure(409, CODES.conflict, 'eventSpecId', `Event specification ${id} was changed concurrently; retry`)
     if (stored === 'nameTaken') return envelope(422, [], [], [nameTaken(nameClaim(change.spec.doc)!)])
     return envelope(200, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)

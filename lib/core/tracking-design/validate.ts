@@ -81,6 +81,9 @@ export const nameTaken = (claim: NameClaim) =>
   error(CODES.nameNotUnique, 'spec.name', `An event specification named '${claim.name}' already exists for data structure ${claim.group}`)
 
 /** Checks every documented rule for create and edit; every problem is reported, not only the first. */
+/** Longest `spec.name` (it is part of a stored key, whose size is limited). */
+export const MAX_NAME_LENGTH = 512
+
 export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Promise<{ errors: ErrorEntry[]; value: ValidSpec }> {
   const errors: ErrorEntry[] = []
   const lookups: Promise<void>[] = []
@@ -127,6 +130,7 @@ export async function validateSpec(spec: JsonObject, ctx: ValidationContext): Pr
   // name
   const name = typeof spec.name === 'string' ? spec.name : ''
   if (typeof spec.name !== 'string' || spec.name.trim() === '') errors.push(error(CODES.invalidValue, 'spec.name', 'spec.name is required and must be a non-empty string'))
+  else if (spec.name.length > MAX_NAME_LENGTH) errors.push(error(CODES.invalidValue, 'spec.name', `spec.name has ${spec.name.length} characters; at most ${MAX_NAME_LENGTH} are accepted`))
   if (!absent(spec.description) && typeof spec.description !== 'string') errors.push(error(CODES.invalidValue, 'spec.description', 'spec.description must be a string'))
 
   // event

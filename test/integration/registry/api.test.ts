@@ -55,7 +55,7 @@ describe('registry through the local gateway', () => {
     const bad = await call('POST', api('/schemas'), { apikey: write, body: schema('com.acme', 'broken', '1-0-0', { type: 12345 }) })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toBe('The schema does not conform to a JSON Schema v4 specification')
-    expect(await call('POST', api('/schemas'), { apikey: write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema' } })
+    expect(await call('POST', api('/schemas'), { apikey: write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^Cannot decode JSON schema: /) } })
     expect(await call('POST', api('/schemas'), { apikey: write, body: schema('com.acme', 'secret', '1-0-0') })).toMatchObject({ status: 201 })
     expect(await call('PUT', api('/schemas/com.acme/ev/jsonschema/1-1-0?isPublic=true'), { apikey: write, body: schema('com.acme', 'ev', '1-1-0', { description: 'patched' }) }))
       .toMatchObject({ status: 200, body: { message: 'Schema updated', updated: true, status: 200 } })

@@ -135,9 +135,38 @@ describe('registry service: publishing', () => {
   })
   it('refuses a POST body that is not self-describing', async () => {
     const r = await withKeys()
-    expect(await r.call('POST', '/schemas', { apikey: r.write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema' } })
+    expect(await r.call('POST', '/schemas', { apikey: r.write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema: No $schema field in top-level of schema; JSON Schema is not self-describing' } })
     const { $schema: _, ...noMeta } = schema('com.acme', 'e', '1-0-0')
-    expect(await r.call('POST', '/schemas', { apikey: r.write, body: noMeta })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema' } })
+    expect(await r.call('POST', '/schemas', { apikey: r.write, body: noMeta })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema: No $schema field in top-level of schema' } })
+  })
+  it('says why a vendor or name cannot be used', async () => {
+    const r = await withKeys()
+    const spaced = await r.call('POST', '/schemas', { apikey: r.write, body: schema('com.acme', 'my event', '1-0-0') })
+    expect(spaced).toMatchObject({ status: 400, body: { message: expect.stringContaining(`the name "my event" may only hold ASCII letters, digits, '-' and '_'`) } })
+    const unicode = await r.call('POST', '/schemas', { apikey: SUPER_KEY, body: schema('com.acmé', 'e', '1-0-0') })
+    expect(unicode).toMatchObject({ status: 400, body: { message: expect.stringContaining(`the vendor "com.acmé" may only hold ASCII letters, digits, '-', '_' and '.'`) } })
+  })
+  it('refuses formats other than jsonschema', async () => {
+    const r = await withKeys()
+    const avro = { ...schema('com.acme', 'e', '1-0-0'), self: { vendor: 'com.acme', name: 'e', format: 'avro', version: '1-0-0' } }
+    expect(await r.call('POST', '/schemas', { apikey: r.write, body: avro })).toMatchObject({ status: 400, body: { message: "Only the jsonschema format is supported; 'avro' schemas cannot be stored" } })
+    expect(await r.call('PUT', '/schemas/com.acme/e/avro/1-0-0', { apikey: r.write, body: { type: 'object' } })).toMatchObject({ status: 400 })
+    expect((await r.call('GET', '/schemas/com.acme/e/avro/1-0-0', { apikey: r.read })).status).toBe(404)
+  })
+  it('validate/instance follows $refs to schemas in this registry and reports one it cannot resolve', async () => {
+    const r = await withKeys()
+    const inner = schema('com.acme', 'inner', '1-0-0', { properties: { b: { type: 'integer' } }, required: ['b'] })
+    const outer = (ref: string) => schema('com.acme', 'outer', '1-0-0', { properties: { x: { $ref: ref } }, required: ['x'] })
+    expect((await r.call('PUT', '/schemas/com.acme/inner/jsonschema/1-0-0', { apikey: r.write, body: inner })).status).toBe(201)
+    expect((await r.call('PUT', '/schemas/com.acme/outer/jsonschema/1-0-0', { apikey: r.write, body: outer('iglu:com.acme/inner/jsonschema/1-0-0') })).status).toBe(201)
+    const ok = await r.call('POST', '/validation/validate/instance', { apikey: r.read, body: { schema: 'iglu:com.acme/outer/jsonschema/1-0-0', data: { x: { b: 1 } } } })
+    expect(ok.status).toBe(200)
+    expect(ok.body.message).toMatch(/^Instance is valid/)
+    const bad = await r.call('POST', '/validation/validate/instance', { apikey: r.read, body: { schema: 'iglu:com.acme/outer/jsonschema/1-0-0', data: { x: { b: 'no' } } } })
+    expect(JSON.stringify(bad.body)).toContain('integer')
+    expect((await r.call('PUT', '/schemas/com.acme/dangling/jsonschema/1-0-0', { apikey: r.write, body: { ...outer('http://iglucentral.com/schemas/com.acme/missing/jsonschema/1-0-0#'), self: { vendor: 'com.acme', name: 'dangling', format: 'jsonschema', version: '1-0-0' } } })).status).toBe(201)
+    const dangling = await r.call('POST', '/validation/validate/instance', { apikey: r.read, body: { schema: 'iglu:com.acme/dangling/jsonschema/1-0-0', data: { x: 1 } } })
+    expect(dangling).toMatchObject({ status: 422, body: { message: 'The schema iglu:com.acme/dangling/jsonschema/1-0-0 references iglu:com.acme/missing/jsonschema/1-0-0, which this registry cannot resolve; the instance was not validated' } })
   })
   it('refuses a PUT whose self differs from the URL', async () => {
     const r = await withKeys()
@@ -307,5 +336,28 @@ describe('registry service: validation', () => {
     expect(await r.call('POST', path, { apikey: r.read, body: { data: {} } })).toMatchObject({ status: 400, body: { message: 'JSON payload is not self-describing, INVALID_DATA_PAYLOAD' } })
     expect(await r.call('POST', path, { body: { schema: uri, data: {} } })).toMatchObject({ status: 404, body: { message: 'The schema is not found' } })
     expect(await r.call('POST', path, { apikey: r.read, body: { schema: 'iglu:com.acme/zzz/jsonschema/1-0-0', data: {} } })).toMatchObject({ status: 404 })
+  })
+})
+
+describe('registry service: hostile bodies', () => {
+  it('property: any JSON value or text as the body of every endpoint that takes one is answered with a status below 500 and a JSON message', async () => {
+    const { default: fc } = await import('fast-check')
+    const r = await withKeys()
+    const json = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.record({ $schema: fc.constantFrom(META, 'x'), self: fc.record({ vendor: fc.string({ unit: 'binary', maxLength: 12 }), name: fc.string({ unit: 'binary', maxLength: 12 }), format: fc.constantFrom('jsonschema', 'avro', ''), version: fc.constantFrom('1-0-0', '1-0', 'x') }), type: fc.constantFrom('object', 'nope'), properties: fc.jsonValue({ maxDepth: 2 }) }),
+      fc.record({ schema: fc.string({ maxLength: 40 }), data: fc.jsonValue({ maxDepth: 2 }) }),
+    )
+    const body = fc.oneof(json.map((v) => JSON.stringify(v)), fc.string({ unit: 'binary', maxLength: 80 }))
+    const endpoint = fc.constantFrom(
+      ['POST', '/schemas'], ['PUT', '/schemas/com.acme/e/jsonschema/1-0-0'], ['POST', '/auth/keygen'],
+      ['POST', '/validation/validate/schema/jsonschema'], ['POST', '/validation/validate/instance'],
+    )
+    const key = fc.constantFrom(SUPER_KEY, r.write, r.read, undefined)
+    await fc.assert(fc.asyncProperty(endpoint, body, key, async ([method, path], b, apikey) => {
+      const res = await r.call(method!, path!, { apikey, body: b })
+      expect(res.status, `${method} ${path} ${b.slice(0, 80)}`).toBeLessThan(500)
+      expect(typeof res.body === 'object' && res.body !== null, JSON.stringify(res.body)).toBe(true)
+    }), { numRuns: 400 })
   })
 })
