@@ -129,6 +129,19 @@ export async function startFromCli(): Promise<number> {
     }
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGHUP', () => stop('SIGHUP'))
+    // Started by a launcher such as `npm start`: a signal to the launcher may not reach this
+    // process, so when the launcher is gone (this process was re-parented) it stops too.
+    const parent = process.ppid
+    if (process.env.npm_lifecycle_event !== undefined || process.env.FLOE_WATCH_PARENT === '1') {
+      const timer = setInterval(() => {
+        if (process.ppid !== parent) {
+          clearInterval(timer)
+          stop('launcher exited')
+        }
+      }, 500)
+      timer.unref()
+    }
   })
   return 0
 }

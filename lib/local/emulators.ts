@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { LocalEndpoints } from '../aws/clients'
+import { markDown, markUp } from '../runtime/dependencies'
 
 const require = createRequire(import.meta.url)
 
@@ -127,21 +128,59 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     '-sharedDb',
     '-disableTelemetry',
   ]
-  const child = spawn(javaCommand(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
-  let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
-  child.stdout!.resume()
-  if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid))
   const endpoint = `http://${host}:${port}`
-  try {
-    await waitForHttp(endpoint, child, 60_000)
-  } catch (err) {
-    child.kill('SIGKILL')
-    throw new Error(`${(err as Error).message}${stderr ? `\n${stderr.trim()}` : ''}`)
+  /** Starts the Java process and waits until it answers. */
+  const launch = async (): Promise<ChildProcess> => {
+    const child = spawn(javaCommand(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
+    let stderr = ''
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
+    child.stdout!.resume()
+    if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid))
+    try {
+      await waitForHttp(endpoint, child, 60_000)
+    } catch (err) {
+      child.kill('SIGKILL')
+      throw new Error(`${(err as Error).message}${stderr ? `\n${stderr.trim()}` : ''}`)
+    }
+    return child
   }
+  let child = await launch()
+  let stopping = false
+  // Supervision: a DynamoDB Local that dies is restarted on the same port and data, with backoff;
+  // while it is down, /health names it.
+  const watch = (c: ChildProcess) => {
+    c.once('exit', (code, signal) => {
+      if (stopping) return
+      const reason = `DynamoDB Local (pid ${c.pid}) exited with ${signal ?? `code ${code}`}; restarting it on the same data`
+      log(reason)
+      markDown('dynamodb', reason)
+      void (async () => {
+        for (let attempt = 0; !stopping; attempt++) {
+          await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 10_000)))
+          if (stopping) return
+          try {
+            child = await launch()
+            if (stopping) return void child.kill('SIGTERM')
+            markUp('dynamodb')
+            log(`DynamoDB Local is back (pid ${child.pid})`)
+            watch(child)
+            return
+          } catch (err) {
+            log(`DynamoDB Local did not restart: ${(err as Error).message.split('\n')[0]}; trying again`)
+          }
+        }
+      })()
+    })
+  }
+  watch(child)
   return {
     endpoint,
+    get pid() {
+      return child.pid
+    },
     async stop() {
+      stopping = true
+      markUp('dynamodb')
       if (child.exitCode !== null || child.signalCode !== null) return
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
       child.kill('SIGTERM')
