@@ -4,7 +4,7 @@
  * killed hard during load, and `npm start` stopped with SIGTERM.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -12,7 +12,7 @@ import { makeClients } from '../../lib/aws/clients'
 import { F } from '../../lib/core/enrich/fields'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { projectRoot } from '../../lib/local/handlers'
-import { eventually, floe, type Running } from '../support/process'
+import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
 import { readTexts } from '../support/streams'
 
 const SUPER = '7d1e0c2a-4b3f-4a5e-9c8d-1e2f3a4b5c6d'
@@ -22,24 +22,11 @@ const running: Running[] = []
 afterAll(() => {
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL')
   for (const d of dirs) {
-    const pidFile = join(d, 'dynamodb.pid')
-    if (existsSync(pidFile)) {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
-      } catch {}
-    }
+    killOrphanDynamo(d)
     rmSync(d, { recursive: true, force: true })
   }
 })
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 function dataDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'floe-faults-'))
@@ -81,7 +68,7 @@ describe('fault injection', () => {
     expect(proc.output()).toMatch(/DynamoDB Local is back \(pid \d+\)/)
     const after = await fetch(`${ep.http}/registry-server/api/schemas/com.acme/kept/jsonschema/1-0-0`, { headers: { apikey: SUPER } })
     expect(after.status).toBe(200)
-    expect((await after.json()).self.name).toBe('kept')
+    expect(((await after.json()) as { self: { name: string } }).self.name).toBe('kept')
     proc.child.kill('SIGTERM')
     expect(await proc.exited).toBe(0)
   }, 180_000)

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { makeClients } from '../../lib/aws/clients'
 import type { EndpointsFile } from '../../lib/local/cli-start'
-import { eventually, floe, type Running } from '../support/process'
+import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
 const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '' }
@@ -16,23 +16,10 @@ const started: Running[] = []
 afterAll(async () => {
   for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGKILL')
   // A DynamoDB Local orphaned by the kill -9 below is stopped by the restart; make sure.
-  const pidFile = join(dataDir, 'dynamodb.pid')
-  if (existsSync(pidFile)) {
-    try {
-      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
-    } catch {}
-  }
+  killOrphanDynamo(dataDir)
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function start(): Promise<{ proc: Running; ep: EndpointsFile }> {
   const proc = floe(['start'], env)

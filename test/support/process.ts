@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { projectRoot } from '../../lib/local/handlers'
 
 export interface Running {
@@ -71,4 +73,27 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 100))
   }
+}
+
+/** Whether a process is running (a zombie, dead but not yet reaped, is not). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/** Kills a DynamoDB Local a killed `floe start` left running in `dataDir`, if any. */
+export function killOrphanDynamo(dataDir: string): void {
+  const pidFile = join(dataDir, 'dynamodb.pid')
+  if (!existsSync(pidFile)) return
+  try {
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
+  } catch {}
 }
