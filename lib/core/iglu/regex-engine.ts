@@ -119,8 +119,24 @@ export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
   }
   // ajv keys its compiled patterns by `toString()`: it must differ per pattern.
   const text = `/${pattern}/${flags}`
-  return { test: (input: string) => re.test(input), toString: () => text }
+  // The same short values recur event after event (schema URIs, enum-like codes): their answers are kept.
+  const seen = new Map<string, boolean>()
+  const test = (input: string): boolean => {
+    if (input.length > MEMO_MAX_LENGTH) return re.test(input)
+    let r = seen.get(input)
+    if (r === undefined) {
+      r = re.test(input)
+      if (seen.size >= MEMO_SIZE) seen.clear()
+      seen.set(input, r)
+    }
+    return r
+  }
+  return { test, toString: () => text }
 }
+
+/** Inputs up to this length have their answers remembered, up to `MEMO_SIZE` per pattern. */
+const MEMO_MAX_LENGTH = 256
+const MEMO_SIZE = 512
 
 /** Why a pattern cannot be used, or undefined when it can. */
 export function patternProblem(pattern: string): string | undefined {

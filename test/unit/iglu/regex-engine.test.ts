@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
+import { RE2JS } from 're2js'
 import { describe, expect, it } from 'vitest'
 import { checkCompatibility } from '../../../lib/core/compat/index'
 import { Enricher } from '../../../lib/core/enrich/enrich'
@@ -80,6 +81,16 @@ describe('the linear-time engine', () => {
       for (const s of samples) expect(linear.test(s), `${p} on ${s}`).toBe(native.test(s))
       fc.assert(fc.property(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), (s) => linear.test(s) === native.test(s)), { numRuns: 100 })
     }
+  })
+
+  it('remembers answers for short recurring inputs without changing them (fast path against the plain engine)', () => {
+    const p = '^iglu:[a-zA-Z0-9-_.]+/[a-zA-Z0-9-_]+/[a-zA-Z0-9-_]+/[0-9]+-[0-9]+-[0-9]+$'
+    const plain = RE2JS.compile(toRe2(p))
+    const memo = linearRegExp(p)
+    fc.assert(fc.property(fc.array(fc.oneof(fc.constantFrom('iglu:com.acme/e/jsonschema/1-0-0', 'iglu:a/b/c/1-0', ''), fc.string({ maxLength: 300 })), { maxLength: 40 }), (inputs) => {
+      // each input twice: the second answer comes from the memo (or not, past 256 characters)
+      for (const s of [...inputs, ...inputs]) expect(memo.test(s)).toBe(plain.test(s))
+    }), { numRuns: 200 })
   })
 
   it('refuses what needs backtracking, and what is not a regular expression, with the reason', () => {
