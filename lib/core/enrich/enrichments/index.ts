@@ -2,9 +2,11 @@
  * Every configurable enrichment, by configuration schema. One module each in
  * this directory; see `module.ts` for what a module provides.
  */
+import { anonIp } from './anon-ip'
 import { eventFingerprint } from './event-fingerprint'
 import type { EnrichmentModule } from './module'
 
 export const MODULES: readonly EnrichmentModule[] = [
+  anonIp,
   eventFingerprint,
 ]
