@@ -3,10 +3,12 @@
  * this directory; see `module.ts` for what a module provides.
  */
 import { anonIp } from './anon-ip'
+import { campaignAttribution } from './campaign-attribution'
 import { eventFingerprint } from './event-fingerprint'
 import type { EnrichmentModule } from './module'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
+  campaignAttribution,
   eventFingerprint,
 ]
