@@ -5,10 +5,13 @@
 import { anonIp } from './anon-ip'
 import { campaignAttribution } from './campaign-attribution'
 import { eventFingerprint } from './event-fingerprint'
+import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import type { EnrichmentModule } from './module'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
   campaignAttribution,
+  cookieExtractor,
   eventFingerprint,
+  httpHeaderExtractor,
 ]
