@@ -4,6 +4,7 @@
  */
 import { anonIp } from './anon-ip'
 import { campaignAttribution } from './campaign-attribution'
+import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import type { EnrichmentModule } from './module'
@@ -12,6 +13,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
   campaignAttribution,
   cookieExtractor,
+  crossNavigationEnrichment,
   eventFingerprint,
   httpHeaderExtractor,
 ]
