@@ -6,7 +6,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
 import { Construct } from 'constructs'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { envVar, type Access, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
 
@@ -63,6 +63,10 @@ export class FloeFunction extends Construct {
           afterBundling: (inputDir: string, outputDir: string) => [
             `cp -R "${inputDir}/schemas" "${outputDir}/schemas"`,
             ...(decl.resolvesSchemas ? [] : [`rm -rf "${outputDir}/schemas/iglu-central"`]),
+            ...(decl.packageFiles ?? []).flatMap((f) => [
+              `mkdir -p "${outputDir}/package-files/${dirname(f)}"`,
+              `cp "${inputDir}/node_modules/${f}" "${outputDir}/package-files/${f}"`,
+            ]),
           ],
         },
       },

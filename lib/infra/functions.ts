@@ -23,6 +23,8 @@ export interface FunctionDecl {
   readonly environment?: Readonly<Record<string, string>>
   /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
   readonly resolvesSchemas?: boolean
+  /** Data files of npm packages read at run time (`package/file`), shipped next to the bundle (see `lib/runtime/package-files.ts`). */
+  readonly packageFiles?: readonly string[]
   /**
    * Why the function cannot run in this configuration, if it cannot. Its stream
    * triggers are then created disabled (on AWS) or not started (locally), so
@@ -101,6 +103,7 @@ export const functions = {
     tables: { schemas: 'read' },
     buckets: { assets: 'read' },
     resolvesSchemas: true,
+    packageFiles: ['uap-core/regexes.yaml'],
     get environment(): Readonly<Record<string, string>> {
       return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
     },

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
@@ -21,6 +21,11 @@ it('`npx cdk synth` works offline without credentials and bundles every function
     expect(fns).toHaveLength(Object.keys(functions).length)
     const assets = readdirSync(out).filter((f) => f.startsWith('asset.'))
     for (const a of assets) expect(readdirSync(join(out, a))).toEqual(expect.arrayContaining(['index.mjs', 'schemas']))
+    // The data files a function reads at run time ship next to its bundle; the Iglu Central snapshot only where schemas are resolved.
+    const withRules = assets.filter((a) => existsSync(join(out, a, 'package-files', 'uap-core', 'regexes.yaml')))
+    const withSnapshot = assets.filter((a) => existsSync(join(out, a, 'schemas', 'iglu-central', 'schemas')))
+    expect(withRules).toHaveLength(Object.values(functions).filter((f) => (f as { packageFiles?: string[] }).packageFiles?.includes('uap-core/regexes.yaml')).length)
+    expect(withSnapshot).toHaveLength(Object.values(functions).filter((f) => (f as { resolvesSchemas?: boolean }).resolvesSchemas).length)
     // Each bundle loads on its own and exports its handler (the AWS SDK is provided by the runtime).
     symlinkSync(join(projectRoot, 'node_modules'), join(out, 'node_modules'))
     for (const a of assets) {

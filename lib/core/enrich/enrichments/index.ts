@@ -8,6 +8,7 @@ import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import type { EnrichmentModule } from './module'
+import { uaParser } from './ua-parser'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
@@ -16,4 +17,5 @@ export const MODULES: readonly EnrichmentModule[] = [
   crossNavigationEnrichment,
   eventFingerprint,
   httpHeaderExtractor,
+  uaParser,
 ]
