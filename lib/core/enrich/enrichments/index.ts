@@ -7,6 +7,7 @@ import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
+import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
 import { uaParser } from './ua-parser'
 
@@ -17,5 +18,6 @@ export const MODULES: readonly EnrichmentModule[] = [
   crossNavigationEnrichment,
   eventFingerprint,
   httpHeaderExtractor,
+  ipLookups,
   uaParser,
 ]

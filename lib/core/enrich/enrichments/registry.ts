@@ -69,7 +69,7 @@ export async function loadEnrichmentConfigs(files: readonly ConfigFile[], resolv
     }
     const v = await resolver.validate(doc)
     if (!v.ok) {
-      const detail = v.reason === 'invalid-data' ? v.errors.map((e) => `${e.path}: ${e.message}`).join('; ') : v.message
+      const detail = v.reason === 'invalid-data' ? v.errors.map((e) => e.message).join('; ') : v.message
       fail(`invalid against ${doc.schema}: ${detail}`)
       continue
     }
