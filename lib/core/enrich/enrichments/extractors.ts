@@ -71,6 +71,18 @@ export function extractHeaders(headers: readonly string[], pattern: { test(s: st
 
 const entity = (schema: string, name: string, value: string | null): Entity => ({ schema, data: `{"name":${quote(name)},"value":${value === null ? 'null' : quote(value)}}` })
 
+/** A step adding one `{name, value}` context of `schema` per header item `find` picks from the request's headers. */
+function headerStep(id: string, order: number, schema: string, find: (headers: readonly string[]) => { name: string; value: string | null }[]): Enrichment {
+  return {
+    id,
+    order,
+    run(_ev, input) {
+      const found = find(input.raw.payload.headers)
+      return found.length === 0 ? {} : { contexts: found.map((x) => entity(schema, x.name, x.value)) }
+    },
+  }
+}
+
 export const cookieExtractor: EnrichmentModule = {
   vendor: 'com.snowplowanalytics.snowplow',
   name: 'cookie_extractor_config',
@@ -79,14 +91,7 @@ export const cookieExtractor: EnrichmentModule = {
     const cookies = config.parameters.cookies
     if (!Array.isArray(cookies) || !cookies.every((c) => typeof c === 'string')) throw new ConfigError('cookies must be a list of cookie names')
     const names = new Set(cookies)
-    return {
-      id: 'cookie-extractor',
-      order: ORDER.cookieExtractor,
-      run(_ev, input) {
-        const found = extractCookies(input.raw.payload.headers, names)
-        return found.length === 0 ? {} : { contexts: found.map((c) => entity(COOKIE, c.name, c.value)) }
-      },
-    }
+    return headerStep('cookie-extractor', ORDER.cookieExtractor, COOKIE, (headers) => extractCookies(headers, names))
   },
 }
 
@@ -104,13 +109,6 @@ export const httpHeaderExtractor: EnrichmentModule = {
     } catch (err) {
       throw new ConfigError(`headersPattern cannot be used: ${(err as Error).message}`)
     }
-    return {
-      id: 'http-header-extractor',
-      order: ORDER.httpHeaderExtractor,
-      run(_ev, input) {
-        const found = extractHeaders(input.raw.payload.headers, pattern)
-        return found.length === 0 ? {} : { contexts: found.map((h) => entity(HEADER, h.name, h.value)) }
-      },
-    }
+    return headerStep('http-header-extractor', ORDER.httpHeaderExtractor, HEADER, (headers) => extractHeaders(headers, pattern))
   },
 }
