@@ -9,6 +9,7 @@ import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
+import { refererParser } from './referer-parser'
 import { uaParser } from './ua-parser'
 
 export const MODULES: readonly EnrichmentModule[] = [
@@ -19,5 +20,6 @@ export const MODULES: readonly EnrichmentModule[] = [
   eventFingerprint,
   httpHeaderExtractor,
   ipLookups,
+  refererParser,
   uaParser,
 ]

@@ -3,12 +3,15 @@
  * errors that stop enrich (with the file and the reason), disabled files,
  * the execution order, and the derived contexts' validation.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Enricher } from '../../../../lib/core/enrich/enrich'
 import { fingerprint } from '../../../../lib/core/enrich/enrichments/event-fingerprint'
 import { ORDER, orderOf, type EnrichmentModule } from '../../../../lib/core/enrich/enrichments/module'
 import { buildEnrichments, loadEnrichmentConfigs } from '../../../../lib/core/enrich/enrichments/registry'
 import { ENRICH_PROCESSOR } from '../../../../lib/core/enrich/version'
+import { projectRoot } from '../../../../lib/local/handlers'
 import { badRows, batch, columns, only, resolver, tp2 } from '../helpers'
 
 const file = (source: string, doc: unknown) => ({ source, text: typeof doc === 'string' ? doc : JSON.stringify(doc) })
@@ -49,6 +52,14 @@ describe('enrichment configuration files', () => {
     expect(r.errors[3]).toMatch(/^removed\.json: the user-agent-utils enrichment was removed from Snowplow enrich .* use ua_parser_config or yauaa_enrichment_config instead$/)
     expect(r.errors[4]).toMatch(/^invalid\.json: invalid against iglu:com\.snowplowanalytics\.snowplow\/event_fingerprint_config\/jsonschema\/1-0-1: .*excludeParameters/)
     expect(r.errors[5]).toMatch(/^wrong-model\.json: .* is not a supported version of the event_fingerprint_config enrichment \(expected iglu:com\.snowplowanalytics\.snowplow\/event_fingerprint_config\/jsonschema\/1-\*-\*\)$/)
+  })
+
+  it('accepts every file of the repository\'s ready-to-use set', async () => {
+    const dir = join(projectRoot, 'enrichments')
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => ({ source: f, text: readFileSync(join(dir, f), 'utf8') }))
+    const r = await loadEnrichmentConfigs(files, resolver)
+    if (!r.ok) throw new Error(r.errors.join('\n'))
+    expect(r.configs.length + r.skipped.length).toBe(files.length)
   })
 
   it('refuses an enrichment configured twice', async () => {
