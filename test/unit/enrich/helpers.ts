@@ -58,3 +58,25 @@ export function badRows(o: RecordOutcome): any[] {
 }
 
 export { F }
+
+/** An enrichment configuration document for `{vendor}/{name}` at `version`. */
+export const enrichmentConfig = (vendor: string, name: string, version: string, parameters: object, extra: object = {}) => ({
+  schema: `iglu:${vendor}/${name}/jsonschema/${version}`,
+  data: { vendor, name, enabled: true, parameters, ...extra },
+})
+
+/**
+ * An enricher running the enrichments of configuration documents, validated
+ * and built as at start; `file://` assets are read in place unless `assetPath` says otherwise.
+ */
+export async function configuredEnricher(docs: readonly object[], assetPath: (location: string) => string = (l) => l.replace(/^file:\/\//, ''), settings: Partial<EnrichSettings> = {}): Promise<Enricher> {
+  const { loadEnrichmentConfigs, buildEnrichments } = await import('../../../lib/core/enrich/enrichments/registry')
+  const r = await loadEnrichmentConfigs(docs.map((d, i) => ({ source: `config-${i}.json`, text: JSON.stringify(d) })), resolver)
+  if (!r.ok) throw new Error(r.errors.join('\n'))
+  const built = await buildEnrichments(r.configs, { assets: { path: assetPath }, legacyOrder: false })
+  if (!built.ok) throw new Error(built.errors.join('\n'))
+  return enricher({ enrichments: built.enrichments, ...settings })
+}
+
+/** The derived contexts of a good event's columns, as JSON. */
+export const derivedOf = (c: Record<string, string>): { schema: string; data: any }[] => (c.derived_contexts ? JSON.parse(c.derived_contexts).data : [])

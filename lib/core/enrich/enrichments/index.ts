@@ -7,6 +7,7 @@ import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
+import { iabSpidersAndRobots } from './iab'
 import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
 import { refererParser } from './referer-parser'
@@ -19,6 +20,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   crossNavigationEnrichment,
   eventFingerprint,
   httpHeaderExtractor,
+  iabSpidersAndRobots,
   ipLookups,
   refererParser,
   uaParser,
