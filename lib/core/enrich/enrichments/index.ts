@@ -12,6 +12,7 @@ import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
 import { refererParser } from './referer-parser'
 import { uaParser } from './ua-parser'
+import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
@@ -24,4 +25,5 @@ export const MODULES: readonly EnrichmentModule[] = [
   ipLookups,
   refererParser,
   uaParser,
+  yauaa,
 ]
