@@ -3,6 +3,8 @@
  * this directory; see `module.ts` for what a module provides.
  */
 import { anonIp } from './anon-ip'
+import { asnLookups } from './asn-lookups'
+import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
@@ -16,6 +18,8 @@ import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
+  asnLookups,
+  botDetection,
   campaignAttribution,
   cookieExtractor,
   crossNavigationEnrichment,
