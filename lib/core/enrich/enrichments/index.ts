@@ -12,6 +12,7 @@ import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
 import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
+import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
 import { uaParser } from './ua-parser'
 import { yauaa } from './yauaa'
@@ -27,6 +28,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   httpHeaderExtractor,
   iabSpidersAndRobots,
   ipLookups,
+  piiPseudonymizer,
   refererParser,
   uaParser,
   yauaa,
