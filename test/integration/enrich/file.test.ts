@@ -51,3 +51,29 @@ output {
     expect(p.output()).toContain('ACCEPT_LIMITED_USE_LICENSE=yes')
   })
 })
+
+describe('floe enrich --enrichments (file-based variant)', () => {
+  it('runs the configured enrichments', async () => {
+    const { productionEnrichments, ENRICHABLE } = await import('../../support/enrichments')
+    const { F } = await import('../../../lib/core/enrich/fields')
+    const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-set-'))
+    mkdirSync(join(dir, 'in'))
+    writeFileSync(join(dir, 'in', 'p1'), encodeCollectorPayload({
+      schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '10.0.0.1', timestamp: 1714470000000, encoding: 'UTF-8', collector: 'c', path: '/i', querystring: ENRICHABLE.query,
+      userAgent: ENRICHABLE.headers['User-Agent'], headers: Object.entries(ENRICHABLE.headers).map(([k, v]) => `${k}: ${v}`),
+    }))
+    const config = join(dir, 'enrich.hocon')
+    writeFileSync(config, `license.accept = true
+input { type = FileSystem, dir = "${join(dir, 'in')}" }
+output {
+  good { type = FileSystem, file = "${join(dir, 'good')}" }
+  bad { type = FileSystem, file = "${join(dir, 'bad')}" }
+}`)
+    const p = floe(['enrich', '--config', config, '--enrichments', productionEnrichments().dir], { FLOE_IGLU_CENTRAL_URL: '' })
+    expect(await p.exited).toBe(0)
+    const c = readFileSync(join(dir, 'good'), 'utf8').trim().split('\t')
+    expect([c[F.user_ipaddress], c[F.geo_city], c[F.refr_medium], c[F.mkt_campaign]]).toEqual(['175.16.199.x', 'Changchun', 'search', 'spring'])
+    expect(c[F.event_fingerprint]).toMatch(/^[0-9a-f]{32}$/)
+    expect(c[F.derived_contexts]).toContain('iglu:nl.basjes/yauaa_context/jsonschema/1-0-5')
+  })
+})
