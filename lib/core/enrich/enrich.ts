@@ -16,7 +16,7 @@ import {
 import { formatTimestamp } from './convert'
 import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
-import { asSelfDescribing, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
+import { asSelfDescribing, keepEntityAnswer, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, validateEntityCached, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { compactJson, flat, parseJson, quote, Raw, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
 import { compression, DECOMPRESSOR, loadThrift, unpackCompressed, type LoadedPayload } from './payload'
 import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
@@ -294,9 +294,14 @@ export class Enricher {
     const resolver = this.settings.resolver
     const now = this.adapterContext.now
     const results: (Validated | Promise<Validated> | Violation)[] = ev.derived.map((e) => {
+      const kept = validateEntityCached(resolver, e, now)
+      if (kept !== undefined) return kept
       const sd = asSelfDescribing({ schema: e.schema, data: JSON.parse(e.data) as unknown })
       if (!sd.ok) return { kind: 'NotIglu', source: 'derived_contexts', json: `{"schema":${quote(e.schema)},"data":${e.data}}`, code: sd.code }
-      return validateCached(resolver, sd.key, sd.data, now) ?? validateData(resolver, sd.key, sd.data)
+      const v = validateCached(resolver, sd.key, sd.data, now)
+      if (v === undefined) return validateData(resolver, sd.key, sd.data)
+      keepEntityAnswer(resolver, e, sd.key, v, now)
+      return v
     })
     const settle = (all: (Validated | Violation)[]): Violation[] => {
       const violations: Violation[] = []

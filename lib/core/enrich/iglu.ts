@@ -133,6 +133,26 @@ export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown
   return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
 }
 
+/**
+ * `validateCached` for an entity an enrichment answers from its own cache
+ * (the same object for the same input): the answer is kept with the entity
+ * and reused while the resolver still holds the same schema document, so an
+ * enrichment's repeated context is parsed and validated once.
+ */
+const entityAnswers = new WeakMap<object, { readonly uri: string; readonly doc: unknown; readonly v: Validated }>()
+export function validateEntityCached(resolver: Resolver, entity: { readonly schema: string; readonly data: string }, now?: number): Validated | undefined {
+  const a = entityAnswers.get(entity)
+  if (a !== undefined && resolver.cachedSchema(a.uri, now) === a.doc) return a.v
+  return undefined
+}
+
+/** Keeps the answer `validateCached` gave for an entity (see `validateEntityCached`). */
+export function keepEntityAnswer(resolver: Resolver, entity: object, key: SchemaKey, v: Validated, now?: number): void {
+  const uri = keySlot(key).uri
+  const doc = resolver.cachedSchema(uri, now)
+  if (doc !== undefined) entityAnswers.set(entity, { uri, doc, v })
+}
+
 /** The failure of `data`, just found invalid by `fn` against the schema of `key` (not superseded). */
 function invalid(key: SchemaKey, fn: ValidateFunction, data: unknown): Validated {
   const reports = instanceErrors(fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))

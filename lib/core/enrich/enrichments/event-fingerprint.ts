@@ -3,7 +3,7 @@
  * sent them (null values dropped, sorted by name, the excluded ones left out),
  * each as name U+001F value U+001F, in `event_fingerprint`.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { F } from '../fields'
 import type { Enrichment } from '../steps'
 import { ConfigError, ORDER, type EnrichmentModule } from './module'
@@ -12,10 +12,13 @@ const ALGORITHMS: Record<string, string> = { MD5: 'md5', SHA1: 'sha1', SHA256: '
 
 /** The fingerprint of a parameter map. */
 export function fingerprint(params: ReadonlyMap<string, string | null>, exclude: ReadonlySet<string>, algorithm: string): string {
-  const names = [...params.keys()].filter((k) => params.get(k) !== null && !exclude.has(k)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const names: string[] = []
+  for (const [k, v] of params) if (v !== null && !exclude.has(k)) names.push(k)
+  // the default sort compares UTF-16 code units, as `<` does
+  names.sort()
   let text = ''
   for (const k of names) text += `${k}\u001f${params.get(k)}\u001f`
-  return createHash(algorithm).update(text, 'utf8').digest('hex')
+  return hash(algorithm, text, 'hex')
 }
 
 export const eventFingerprint: EnrichmentModule = {

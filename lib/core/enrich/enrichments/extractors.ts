@@ -73,12 +73,24 @@ const entity = (schema: string, name: string, value: string | null): Entity => (
 
 /** A step adding one `{name, value}` context of `schema` per header item `find` picks from the request's headers. */
 function headerStep(id: string, order: number, schema: string, find: (headers: readonly string[]) => { name: string; value: string | null }[]): Enrichment {
+  // The same cookie or header recurs across a visitor's events: its context is built (and validated) once.
+  const recent = new Map<string, Entity>()
+  const entityOf = (name: string, value: string | null): Entity => {
+    const key = `${name}\u0000${value ?? '\u0001'}`
+    let e = recent.get(key)
+    if (e === undefined) {
+      e = entity(schema, name, value)
+      recent.set(key, e)
+      if (recent.size > 1000) recent.delete(recent.keys().next().value as string)
+    }
+    return e
+  }
   return {
     id,
     order,
     run(_ev, input) {
       const found = find(input.raw.payload.headers)
-      return found.length === 0 ? {} : { contexts: found.map((x) => entity(schema, x.name, x.value)) }
+      return found.length === 0 ? {} : { contexts: found.map((x) => entityOf(x.name, x.value)) }
     },
   }
 }

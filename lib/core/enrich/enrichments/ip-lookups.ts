@@ -10,10 +10,11 @@ import { isIP } from 'node:net'
 import { Reader } from 'maxmind'
 import { F } from '../fields'
 import { quote } from '../json'
-import type { Enrichment } from '../steps'
+import type { Enrichment, StepResult } from '../steps'
 import { assetOf, ConfigError, orderOf, type AssetRef, type EnrichmentModule } from './module'
 
 export const ASN_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/asn/jsonschema/1-0-1'
+const CACHE_SIZE = 10_000
 const DATABASES = ['geo', 'isp', 'domain', 'connectionType', 'asn'] as const
 type Db = (typeof DATABASES)[number]
 
@@ -108,13 +109,22 @@ export const ipLookups: EnrichmentModule = {
       }
     }
     const lookups = new IpLookups(readers)
+    // An answer per address, as Snowplow's IP lookups keep one (the events of a session share their address).
+    const cache = new Map<string, { r: IpLookupResult; out: StepResult }>()
     return {
       id: 'ip-lookups',
       order: orderOf('ipLookups', ctx.legacyOrder),
       run(ev) {
         const ip = ev.f[F.user_ipaddress] as string | null
         if (ip === null) return {}
-        const r = lookups.lookup(ip)
+        let hit = cache.get(ip)
+        if (hit === undefined) {
+          const found = lookups.lookup(ip)
+          hit = { r: found, out: found.asn ? { contexts: [{ schema: ASN_SCHEMA, data: asnData(found.asn) }] } : {} }
+          cache.set(ip, hit)
+          if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+        }
+        const r = hit.r
         const l = r.location
         if (l) {
           ev.f[F.geo_country] = l.country
@@ -130,7 +140,7 @@ export const ipLookups: EnrichmentModule = {
         if (r.organization !== undefined) ev.f[F.ip_organization] = r.organization
         if (r.domain !== undefined) ev.f[F.ip_domain] = r.domain
         if (r.connectionType !== undefined) ev.f[F.ip_netspeed] = r.connectionType
-        return r.asn ? { contexts: [{ schema: ASN_SCHEMA, data: asnData(r.asn) }] } : {}
+        return hit.out
       },
     }
   },
