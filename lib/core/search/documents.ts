@@ -1,0 +1,97 @@
+/**
+ * What the search store keeps of each output of the pipeline: the enriched
+ * event shredded to JSON as the analytics SDKs do it (keyed by `event_id`, so
+ * a redelivered record updates instead of duplicating), or the bad row
+ * (keyed by a hash of its text) with Snowplow Mini's renaming of fields whose
+ * type varies, so every field path has one type. The columns kept apart
+ * from the document are the ones searches filter and sort on.
+ */
+import { createHash } from 'node:crypto'
+import { tryShred } from '../enrich/shred'
+
+export interface GoodDocument {
+  readonly id: string
+  /** Epoch milliseconds. */
+  readonly collectorTstamp: number
+  readonly appId: string | null
+  /** The enriched `event` (`page_view`, `unstruct`, `struct`, …). */
+  readonly eventType: string | null
+  readonly eventName: string | null
+  /** `iglu:{event_vendor}/{event_name}/{event_format}/{event_version}`, when all four are set. */
+  readonly schema: string | null
+  /** A failed event (from `incomplete`), stored with the good ones and flagged. */
+  readonly failed: boolean
+  readonly doc: Record<string, unknown>
+}
+
+export interface BadDocument {
+  readonly id: string
+  /** Epoch milliseconds of `data.failure.timestamp` (the load time when there is none). */
+  readonly timestamp: number
+  /** The bad row's schema name (`schema_violations`, `enrichment_failures`, …). */
+  readonly failureType: string | null
+  readonly doc: Record<string, unknown>
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string }
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
+
+/** The document of an enriched event (a TSV line from `good` or `incomplete`). */
+export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument> {
+  const s = tryShred(line.endsWith('\n') ? line.slice(0, -1) : line)
+  if (!s.ok) return { ok: false, error: `not an enriched event: ${s.error}` }
+  const j = s.json
+  const id = str(j.event_id)
+  if (id === null) return { ok: false, error: 'not an enriched event: no event_id' }
+  const ts = Date.parse(String(j.collector_tstamp))
+  if (!Number.isFinite(ts)) return { ok: false, error: 'not an enriched event: no collector_tstamp' }
+  const [v, n, f, ver] = [str(j.event_vendor), str(j.event_name), str(j.event_format), str(j.event_version)]
+  return {
+    ok: true,
+    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: j },
+  }
+}
+
+/** Keys whose value is a string in some bad rows and an object or a list in others. */
+const UNION_KEYS = new Set(['failure', 'payload', 'error', 'errors', 'message'])
+/** Objects of varying shape, kept as their JSON text. */
+const AS_TEXT: readonly (readonly string[])[] = [['payload', 'raw', 'parameters'], ['expectedMapping'], ['json']]
+
+/** Mini's renaming: a union-typed key holding a string becomes `<key>_str`, holding a list `<key>_list`; some variable objects become text. */
+export function renameUnions(v: unknown, path: readonly string[] = []): unknown {
+  if (Array.isArray(v)) return v.map((x) => renameUnions(x, path))
+  if (v === null || typeof v !== 'object') return v
+  const out: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const here = [...path, k]
+    if (x !== null && typeof x === 'object' && AS_TEXT.some((p) => p.every((seg, i) => here[here.length - p.length + i] === seg))) {
+      out[k] = JSON.stringify(x)
+      continue
+    }
+    const key = UNION_KEYS.has(k) ? (typeof x === 'string' ? `${k}_str` : Array.isArray(x) ? `${k}_list` : k) : k
+    out[key] = renameUnions(x, here)
+  }
+  return out
+}
+
+/** The document of a bad row (a line from `bad`); `now` stands in for a missing failure timestamp. */
+export function badDocument(line: string, now: number): Parsed<BadDocument> {
+  const text = line.trim()
+  let row: unknown
+  try {
+    row = JSON.parse(text)
+  } catch (err) {
+    return { ok: false, error: `not JSON: ${(err as Error).message}` }
+  }
+  if (row === null || typeof row !== 'object' || Array.isArray(row) || typeof (row as { schema?: unknown }).schema !== 'string') {
+    return { ok: false, error: 'not a bad row: a self-describing JSON document {"schema", "data"} was expected' }
+  }
+  const r = row as { schema: string; data?: { failure?: { timestamp?: unknown } } }
+  const ts = Date.parse(String(r.data?.failure?.timestamp ?? ''))
+  const name = /^iglu:[^/]+\/([^/]+)\//.exec(r.schema)?.[1] ?? null
+  return {
+    ok: true,
+    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown> },
+  }
+}
