@@ -6,10 +6,11 @@
  * configuration schema expects, and the small referer database (or the
  * referer-parser project's own, when it is beside the repository).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { projectRoot } from '../../lib/local/handlers'
+import { upstreamAsset } from './upstream'
 
 const SP = 'com.snowplowanalytics.snowplow'
 const ENR = 'com.snowplowanalytics.snowplow.enrichments'
@@ -30,9 +31,9 @@ export function productionEnrichments(): ProductionSet {
   mkdirSync(dir)
   mkdirSync(assets)
   copyFileSync(join(projectRoot, 'test/fixtures/maxmind/GeoIP2-City-Test.mmdb'), join(assets, 'GeoLite2-City.mmdb'))
-  const upstream = join(projectRoot, '../shared/assets/referer-parser/referers-latest.json')
-  const referers = existsSync(upstream) ? 'referer-parser project' : 'test fixture'
-  copyFileSync(existsSync(upstream) ? upstream : join(projectRoot, 'test/fixtures/referer-parser/referers.json'), join(assets, 'referers-latest.json'))
+  const upstream = upstreamAsset('referer-parser/referers-latest.json', "the referer-parser project's database (the small test database is used instead)")
+  const referers = upstream ? 'referer-parser project' : 'test fixture'
+  copyFileSync(upstream ?? join(projectRoot, 'test/fixtures/referer-parser/referers.json'), join(assets, 'referers-latest.json'))
   const files: Record<string, object> = {
     'campaign_attribution.json': doc(SP, 'campaign_attribution', '1-0-1', { mapping: 'static', fields: { mktMedium: ['utm_medium'], mktSource: ['utm_source'], mktTerm: ['utm_term'], mktContent: ['utm_content'], mktCampaign: ['utm_campaign'] } }),
     'referer_parser.json': doc(SP, 'referer_parser', '2-0-1', { internalDomains: [], uri: `file://${assets}`, database: 'referers-latest.json' }),

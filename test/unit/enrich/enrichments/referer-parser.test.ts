@@ -2,10 +2,10 @@
  * `referer_parser`: the cases of Snowplow's RefererParserEnrichmentSpec on a
  * small database of our own, the lookup rules, the fields in the enricher,
  * and the referer-parser project's own 118 cases on its real database when
- * that database is available beside the repository (it is GPL data and is
- * not part of it).
+ * that database is available (it is GPL data and is not part of the
+ * repository; see test/support/upstream.ts).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Enricher } from '../../../../lib/core/enrich/enrich'
@@ -13,6 +13,7 @@ import { loadReferers, lookupReferer, refererOfUrl, searchTerm } from '../../../
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs } from '../../../../lib/core/enrich/enrichments/registry'
 import { ENRICH_PROCESSOR } from '../../../../lib/core/enrich/version'
 import { projectRoot } from '../../../../lib/local/handlers'
+import { upstreamAsset } from '../../../support/upstream'
 import { batch, columns, only, payload, resolver } from '../helpers'
 
 const FIXTURE = join(projectRoot, 'test/fixtures/referer-parser/referers.json')
@@ -100,12 +101,13 @@ describe('referer_parser', () => {
   })
 })
 
-// The referer-parser project's own cases, on its real database, when the assets folder is beside the repository.
-const UPSTREAM = join(projectRoot, '../shared/assets/referer-parser')
-describe.skipIf(!existsSync(join(UPSTREAM, 'referer-tests.json')))('referer_parser on the referer-parser project\'s database (its 118 cases)', () => {
+// The referer-parser project's own cases, on its real database, when those upstream assets are available.
+const CASES = upstreamAsset('referer-parser/referer-tests.json', "referer_parser: the referer-parser project's 118 cases")
+const DATABASE = upstreamAsset('referer-parser/referers-latest.json', "referer_parser: the referer-parser project's database")
+describe.skipIf(!CASES || !DATABASE)('referer_parser on the referer-parser project\'s database (its 118 cases)', () => {
   it('passes every case', () => {
-    const real = loadReferers(JSON.parse(readFileSync(join(UPSTREAM, 'referers-latest.json'), 'utf8')), 'referers-latest.json')
-    const cases = JSON.parse(readFileSync(join(UPSTREAM, 'referer-tests.json'), 'utf8')) as { spec: string; uri: string; medium: string; source: string; term: string | null }[]
+    const real = loadReferers(JSON.parse(readFileSync(DATABASE!, 'utf8')), 'referers-latest.json')
+    const cases = JSON.parse(readFileSync(CASES!, 'utf8')) as { spec: string; uri: string; medium: string; source: string; term: string | null }[]
     expect(cases).toHaveLength(118)
     const failing = cases.filter((c) => {
       const r = refererOfUrl(real, [], c.uri, 'www.snowplowanalytics.com')
@@ -114,4 +116,3 @@ describe.skipIf(!existsSync(join(UPSTREAM, 'referer-tests.json')))('referer_pars
     expect(failing).toEqual([])
   })
 })
-if (!existsSync(join(UPSTREAM, 'referer-tests.json'))) console.log(`referer_parser: the referer-parser project's 118 cases are skipped (${UPSTREAM} is not there)`)
