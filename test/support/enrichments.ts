@@ -53,3 +53,14 @@ export const ENRICHABLE = {
   query: `e=pv&p=web&tv=js-3&aid=enriched&url=${encodeURIComponent('https://shop.example/landing?utm_source=news&utm_medium=email&utm_campaign=spring')}&refr=${encodeURIComponent('https://www.google.com/search?q=floe+pipeline')}`,
   headers: { 'X-Forwarded-For': '175.16.199.7', 'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36', Cookie: 'sp=c0ffee00-0000-4000-8000-000000000001' },
 }
+
+/** Writes a file-variant enrich configuration (licence accepted) reading `inputDir` and writing `good` and `bad` under `outputDir`; returns its path. */
+export function writeFileEnrichConfig(file: string, inputDir: string, outputDir: string): string {
+  writeFileSync(file, `license.accept = true
+input { type = FileSystem, dir = "${inputDir}" }
+output {
+  good { type = FileSystem, file = "${join(outputDir, 'good')}" }
+  bad { type = FileSystem, file = "${join(outputDir, 'bad')}" }
+}`)
+  return file
+}

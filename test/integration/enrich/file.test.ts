@@ -54,7 +54,7 @@ output {
 
 describe('floe enrich --enrichments (file-based variant)', () => {
   it('runs the configured enrichments', async () => {
-    const { productionEnrichments, ENRICHABLE } = await import('../../support/enrichments')
+    const { productionEnrichments, ENRICHABLE, writeFileEnrichConfig } = await import('../../support/enrichments')
     const { F } = await import('../../../lib/core/enrich/fields')
     const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-set-'))
     mkdirSync(join(dir, 'in'))
@@ -62,13 +62,7 @@ describe('floe enrich --enrichments (file-based variant)', () => {
       schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '10.0.0.1', timestamp: 1714470000000, encoding: 'UTF-8', collector: 'c', path: '/i', querystring: ENRICHABLE.query,
       userAgent: ENRICHABLE.headers['User-Agent'], headers: Object.entries(ENRICHABLE.headers).map(([k, v]) => `${k}: ${v}`),
     }))
-    const config = join(dir, 'enrich.hocon')
-    writeFileSync(config, `license.accept = true
-input { type = FileSystem, dir = "${join(dir, 'in')}" }
-output {
-  good { type = FileSystem, file = "${join(dir, 'good')}" }
-  bad { type = FileSystem, file = "${join(dir, 'bad')}" }
-}`)
+    const config = writeFileEnrichConfig(join(dir, 'enrich.hocon'), join(dir, 'in'), dir)
     const p = floe(['enrich', '--config', config, '--enrichments', productionEnrichments().dir], { FLOE_IGLU_CENTRAL_URL: '' })
     expect(await p.exited).toBe(0)
     const c = readFileSync(join(dir, 'good'), 'utf8').trim().split('\t')

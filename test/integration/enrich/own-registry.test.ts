@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { shred } from '../../../lib/core/enrich/shred'
 import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../../lib/core/thrift/types'
+import { writeFileEnrichConfig } from '../../support/enrichments'
 import { runFloe } from '../../support/process'
 import { testClients, useLocalStack } from '../../support/stack'
 import { readTexts } from '../../support/streams'
@@ -123,13 +124,7 @@ describe("enrich validates against this deployment's registry", () => {
       contentType: 'application/json', body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: [event] }),
     }))
     const run = async (out: string, ...args: string[]) => {
-      const config = join(dir, `${out}.hocon`)
-      writeFileSync(config, `license.accept = true
-input { type = FileSystem, dir = "${join(dir, 'in')}" }
-output {
-  good { type = FileSystem, file = "${join(dir, out, 'good')}" }
-  bad { type = FileSystem, file = "${join(dir, out, 'bad')}" }
-}`)
+      const config = writeFileEnrichConfig(join(dir, `${out}.hocon`), join(dir, 'in'), join(dir, out))
       const res = await runFloe(['enrich', '--config', config, ...args], { FLOE_IGLU_CENTRAL_URL: '' })
       expect(res.code, res.stderr).toBe(0)
       return res.stdout
