@@ -8,6 +8,8 @@ export interface LocalEndpoints {
   readonly dynamodb: string
   readonly kinesis: string
   readonly s3: string
+  /** The search store's PostgreSQL URL (PGlite served on the wire); absent when the stack runs without one. */
+  readonly postgres?: string
 }
 
 export interface AwsClients {

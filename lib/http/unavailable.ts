@@ -7,7 +7,7 @@
 import type { HttpResponse } from './types'
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
-const UNAVAILABLE_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'ServiceUnavailable', 'ServiceUnavailableException', 'InternalServerError', 'InternalFailure', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'SlowDown'])
+const UNAVAILABLE_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'ServiceUnavailable', 'ServiceUnavailableException', 'InternalServerError', 'InternalFailure', 'ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'SlowDown', 'DatabaseResumingException', 'DatabaseUnavailableException', 'DatabaseNotFoundException', 'StatementTimeoutException'])
 
 /** Seconds a client should wait before retrying. */
 export const RETRY_AFTER_SECONDS = 5
@@ -18,7 +18,7 @@ export function unavailableReason(err: unknown, depth = 0): string | undefined {
   const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown; $metadata?: { httpStatusCode?: number } }
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return `${e.code}${typeof e.message === 'string' && e.message ? `: ${e.message}` : ''}`
   if (typeof e.name === 'string' && UNAVAILABLE_NAMES.has(e.name)) return String(e.message || e.name)
-  if (typeof e.message === 'string' && /socket hang up|connect ECONNREFUSED|other side closed/i.test(e.message)) return e.message
+  if (typeof e.message === 'string' && /socket hang up|connect ECONNREFUSED|other side closed|Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return e.message
   const status = e.$metadata?.httpStatusCode
   if (typeof status === 'number' && (status === 503 || status === 502 || status === 504)) return `HTTP ${status}`
   if (Array.isArray(e.errors)) for (const x of e.errors) {

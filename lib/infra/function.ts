@@ -1,19 +1,22 @@
-import { Duration } from 'aws-cdk-lib'
+import { Duration, Stack } from 'aws-cdk-lib'
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb'
 import type { IStream } from 'aws-cdk-lib/aws-kinesis'
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
+import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds'
 import { Construct } from 'constructs'
 import { dirname, resolve } from 'node:path'
-import { envVar, type Access, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
+import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
 
 export interface DataResources {
   readonly tables: Readonly<Record<TableKey, ITableV2>>
   readonly streams: Readonly<Record<StreamKey, IStream>>
   readonly buckets: Readonly<Record<BucketKey, IBucket>>
+  /** The databases of this deployment (absent when left out). */
+  readonly databases: Readonly<Partial<Record<DatabaseKey, DatabaseCluster>>>
 }
 
 export interface FloeFunctionProps {
@@ -81,5 +84,13 @@ export class FloeFunction extends Construct {
     grant('table', decl.tables, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
     grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
     grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)
+    // Databases through the RDS Data API: its permission (and reading the credentials secret), and the connection descriptor as JSON.
+    for (const key of Object.keys(decl.databases ?? {}) as DatabaseKey[]) {
+      const cluster = data.databases[key]
+      if (!cluster) throw new Error(`${id} uses the database '${key}', which this deployment leaves out`)
+      cluster.grantDataApiAccess(this.fn)
+      const connection: DatabaseConnection = { kind: 'rds-data', resourceArn: cluster.clusterArn, secretArn: cluster.secret!.secretArn, database: databases[key].databaseName }
+      this.fn.addEnvironment(envVar('database', key), Stack.of(this).toJsonString(connection))
+    }
   }
 }

@@ -4,7 +4,7 @@
  * them. Read by the CDK stacks and the local runtime alike.
  */
 import { enrichDeployment } from '../core/enrich/deploy'
-import type { Access, BucketKey, StreamKey, TableKey } from './resources'
+import type { Access, BucketKey, DatabaseKey, StreamKey, TableKey } from './resources'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'ANY'
 /** An API Gateway HTTP API route: a method and a path template, or `$default`. */
@@ -19,6 +19,12 @@ export interface FunctionDecl {
   readonly tables?: Partial<Record<TableKey, Access>>
   readonly streams?: Partial<Record<StreamKey, Access>>
   readonly buckets?: Partial<Record<BucketKey, Access>>
+  /**
+   * Declared databases the function uses. A deployment without one of them
+   * (`-c searchStore=false`) leaves the function, its routes and its
+   * stream triggers out.
+   */
+  readonly databases?: Partial<Record<DatabaseKey, Access>>
   readonly routes?: readonly RouteDecl[]
   readonly environment?: Readonly<Record<string, string>>
   /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
@@ -111,6 +117,14 @@ export const functions = {
       return enrichDeployment().disabledReason
     },
   },
+  searchLoader: {
+    description: 'Loader: enriched events (good, and incomplete flagged as failed) and bad rows (bad) into the search store (FLOE_SEARCH_RETENTION_DAYS: days kept, default 7).',
+    entry: 'functions/search-loader/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 60,
+    databases: { search: 'readWrite' },
+    environment: fromDeployEnvironment('FLOE_SEARCH_RETENTION_DAYS'),
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions
@@ -161,6 +175,9 @@ export const streamTriggers = [
   { function: 'archive', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'pii', batchSize: 500, maxBatchingWindowSeconds: 5 },
+  { function: 'searchLoader', stream: 'good', batchSize: 500 },
+  { function: 'searchLoader', stream: 'incomplete', batchSize: 500 },
+  { function: 'searchLoader', stream: 'bad', batchSize: 500 },
   // Enrich: batch size and starting position come from its configuration (input.retrievalMode.maxRecords, input.initialPosition).
   {
     function: 'enrich',
@@ -173,6 +190,11 @@ export const streamTriggers = [
     },
   },
 ] as const satisfies readonly StreamTriggerDecl[]
+
+/** The databases a function uses that `present` does not include (the function is then left out). */
+export function missingDatabases(decl: FunctionDecl, present: (key: DatabaseKey) => boolean): DatabaseKey[] {
+  return (Object.keys(decl.databases ?? {}) as DatabaseKey[]).filter((k) => !present(k))
+}
 
 /** The full settings of a mapping: the defaults, overridden by the mapping's own. */
 export function triggerSettings(t: StreamTriggerDecl): StreamTriggerSettings & StreamTriggerDecl {

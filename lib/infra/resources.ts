@@ -5,6 +5,10 @@
  * read them; nothing is declared twice. This module has no imports, so
  * functions can read resource names (`lib/runtime/resources.ts`) cheaply.
  *
+ * The search store is a declared database: PostgreSQL, on AWS an Aurora
+ * Serverless v2 cluster reached through the RDS Data API, locally PGlite
+ * served over PostgreSQL's wire protocol.
+ *
  * Conventions: every table uses the generic key attributes `pk`/`sk` and index
  * attributes `gsi1pk`/`gsi1sk`, so new access patterns need no schema change.
  * Functions receive the physical names of what they are granted through the
@@ -97,12 +101,53 @@ export const buckets = {
   },
 } as const satisfies Record<string, BucketDecl>
 
+export interface DatabaseDecl {
+  readonly description: string
+  /** The database created in the cluster. */
+  readonly databaseName: string
+  /** Aurora capacity units: 0 lets the cluster pause when idle. */
+  readonly minCapacity: number
+  readonly maxCapacity: number
+  /** Seconds without connections before a cluster at capacity 0 pauses (300–86,400). */
+  readonly pauseAfterSeconds: number
+  /**
+   * The CDK context key that leaves the database, and every function that
+   * uses it, out of a deployment when set to `false` (`-c searchStore=false`).
+   */
+  readonly contextFlag: string
+}
+
+export const databases = {
+  search: {
+    description: 'Search store: enriched events and bad rows, searched by /search-store and /micro.',
+    databaseName: 'floe',
+    minCapacity: 0,
+    maxCapacity: 4,
+    pauseAfterSeconds: 300,
+    contextFlag: 'searchStore',
+  },
+} as const satisfies Record<string, DatabaseDecl>
+
 export type TableKey = keyof typeof tables
 export type StreamKey = keyof typeof streams
 export type BucketKey = keyof typeof buckets
+export type DatabaseKey = keyof typeof databases
 export type Access = 'read' | 'write' | 'readWrite'
 
-export type ResourceKind = 'table' | 'stream' | 'bucket'
+export type ResourceKind = 'table' | 'stream' | 'bucket' | 'database'
+
+/**
+ * How a function reaches a declared database: the value of its `database`
+ * environment variable, as JSON. Locally a PostgreSQL URL; on AWS the
+ * cluster and secret ARNs the RDS Data API needs.
+ */
+export type DatabaseConnection = (
+  | { readonly kind: 'postgres'; readonly url: string }
+  | { readonly kind: 'rds-data'; readonly resourceArn: string; readonly secretArn: string; readonly database: string }
+) & {
+  /** The PostgreSQL schema holding the tables (default `public`); local stacks sharing one server each have their own. */
+  readonly schema?: string
+}
 
 /** The environment variable carrying a resource's physical name, e.g. `FLOE_TABLE_EVENT_SPECS`. */
 export function envVar(kind: ResourceKind, key: string): string {

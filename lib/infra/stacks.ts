@@ -5,21 +5,35 @@ import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } fro
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
 import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
+import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
 import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
-import { buckets, envVar, streams, tables, type BucketKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
-import { functions, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
+import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
+import { functions, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
 const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
 
 /** Logical id from a declaration key: `eventSpecs` → `EventSpecs`. */
 export const logicalId = (key: string) => key[0]!.toUpperCase() + key.slice(1)
 
-/** The stateful resources: tables, streams and buckets, kept on stack deletion. */
+/** Whether a declared database is part of this deployment (`-c searchStore=false` leaves the search store out). */
+export function databaseEnabled(scope: Construct, decl: DatabaseDecl): boolean {
+  const v: unknown = scope.node.tryGetContext(decl.contextFlag)
+  return !(v === false || v === 'false')
+}
+
+/**
+ * The stateful resources: tables, streams, buckets and databases, kept on
+ * stack deletion. A database is an Aurora PostgreSQL Serverless v2 cluster
+ * at minimum capacity 0 (it pauses when idle) with the RDS Data API on, so
+ * functions reach it over HTTPS without a VPC; its own VPC has isolated
+ * subnets only (no NAT gateway, nothing billed while idle).
+ */
 export class FloeDataStack extends Stack {
   readonly data: DataResources
 
@@ -63,7 +77,34 @@ export class FloeDataStack extends Stack {
         })),
       })
     }
-    this.data = { tables: tableResources, streams: streamResources, buckets: bucketResources }
+    const databaseResources: Partial<Record<DatabaseKey, DatabaseCluster>> = {}
+    const enabled = Object.entries<DatabaseDecl>(databases).filter(([, decl]) => databaseEnabled(this, decl))
+    if (enabled.length > 0) {
+      const vpc = new Vpc(this, 'DatabaseVpc', {
+        ipAddresses: IpAddresses.cidr('10.42.0.0/16'),
+        maxAzs: 2,
+        natGateways: 0,
+        subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      })
+      for (const [key, decl] of enabled) {
+        databaseResources[key as DatabaseKey] = new DatabaseCluster(this, `${logicalId(key)}Database`, {
+          engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_9 }),
+          writer: ClusterInstance.serverlessV2('Writer'),
+          serverlessV2MinCapacity: decl.minCapacity,
+          serverlessV2MaxCapacity: decl.maxCapacity,
+          serverlessV2AutoPauseDuration: Duration.seconds(decl.pauseAfterSeconds),
+          credentials: Credentials.fromGeneratedSecret('floe'),
+          defaultDatabaseName: decl.databaseName,
+          enableDataApi: true,
+          vpc,
+          vpcSubnets: { subnetType: SubnetType.PRIVATE_ISOLATED },
+          storageEncrypted: true,
+          deletionProtection: true,
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      }
+    }
+    this.data = { tables: tableResources, streams: streamResources, buckets: bucketResources, databases: databaseResources }
   }
 }
 
@@ -80,7 +121,9 @@ export class FloeAppStack extends Stack {
   constructor(scope: Construct, id: string, props: FloeAppStackProps) {
     super(scope, id, props)
     const fns = {} as Record<FunctionKey, FloeFunction>
-    for (const [key, decl] of Object.entries<FunctionDecl>(functions)) {
+    // A function whose database is not deployed is left out, with its routes and triggers.
+    const deployed = Object.entries<FunctionDecl>(functions).filter(([, decl]) => missingDatabases(decl, (k) => props.data.databases[k] !== undefined).length === 0)
+    for (const [key, decl] of deployed) {
       fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { decl, data: props.data, projectRoot: props.projectRoot })
     }
     this.functions = fns
@@ -90,7 +133,7 @@ export class FloeAppStack extends Stack {
       description: 'Floe HTTP API',
       defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
     })
-    for (const [key, decl] of Object.entries<FunctionDecl>(functions)) {
+    for (const [key, decl] of deployed) {
       const integration = new HttpLambdaIntegration(`${logicalId(key)}Integration`, fns[key as FunctionKey].fn)
       for (const route of decl.routes ?? []) {
         if (route === '$default') continue
@@ -103,6 +146,7 @@ export class FloeAppStack extends Stack {
     }
 
     for (const t of streamTriggers) {
+      if (!fns[t.function]) continue
       const s = triggerSettings(t)
       const fn = fns[t.function].fn
       const disabledReason = (functions[t.function] as FunctionDecl).disabledReason

@@ -205,6 +205,26 @@ async function startKinesalite(opts: EmulatorOptions, host: string) {
   return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }
 }
 
+/** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */
+async function startPostgres(opts: EmulatorOptions, host: string) {
+  const { openPglite } = await import('./search-store')
+  const { servePostgres } = await import('./postgres-server')
+  const store = await openPglite(opts.dataDir ? join(opts.dataDir, 'search') : undefined)
+  try {
+    const server = await servePostgres(store.pg, { host })
+    return {
+      endpoint: server.url,
+      async stop() {
+        await server.close()
+        await store.close()
+      },
+    }
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+}
+
 async function startS3rver(opts: EmulatorOptions, host: string) {
   const S3rver = require('s3rver')
   let directory: string
@@ -228,30 +248,36 @@ async function startS3rver(opts: EmulatorOptions, host: string) {
 }
 
 /**
- * Starts AWS's DynamoDB Local (a Java child process), kinesalite and s3rver
- * (in this process), all on loopback. With `dataDir`, data persists there:
- * `dynamodb/`, `kinesis/`, `s3/`.
+ * Starts AWS's DynamoDB Local (a Java child process), kinesalite, s3rver and
+ * the search store's PostgreSQL (PGlite; in this process), all on loopback.
+ * With `dataDir`, data persists there: `dynamodb/`, `kinesis/`, `s3/`, `search/`.
  */
 export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? (() => {})
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true })
-  const [ddb, kinesis, s3] = await Promise.allSettled([
+  const all = await Promise.allSettled([
     startDynamoDbLocal(opts, host, log),
     startKinesalite(opts, host),
     startS3rver(opts, host),
+    startPostgres(opts, host),
   ])
-  const started = [ddb, kinesis, s3].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
-  const failed = [ddb, kinesis, s3].find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  const started = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  const failed = all.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (failed) {
     await Promise.all(started.map((s) => s.stop()))
     throw failed.reason
   }
-  const [d, k, s] = started as [Awaited<ReturnType<typeof startDynamoDbLocal>>, Awaited<ReturnType<typeof startKinesalite>>, Awaited<ReturnType<typeof startS3rver>>]
+  const [d, k, s, p] = started as [
+    Awaited<ReturnType<typeof startDynamoDbLocal>>,
+    Awaited<ReturnType<typeof startKinesalite>>,
+    Awaited<ReturnType<typeof startS3rver>>,
+    Awaited<ReturnType<typeof startPostgres>>,
+  ]
   return {
-    endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint },
+    endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint, postgres: p.endpoint },
     async stop() {
-      await Promise.all([d.stop(), k.stop(), s.stop()])
+      await Promise.all([d.stop(), k.stop(), s.stop(), p.stop()])
     },
   }
 }

@@ -5,8 +5,10 @@ import { configsFromDir, EnrichmentSetupError, syncEnrichments } from '../aws/en
 import { loadEnrichmentConfigs } from '../core/enrich/enrichments/registry'
 import { defaultResolver } from '../core/iglu/resolver-config'
 import { enrichmentFiles } from '../infra/enrichments'
-import { localNames, resourceEnvironment, type ResourceNames } from '../infra/resources'
-import { functions, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
+import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type ResourceNames } from '../infra/resources'
+import { schemaForPrefix } from '../core/search/store'
+import { retentionDays } from '../core/search/settings'
+import { functions, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
@@ -73,6 +75,7 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   const log = opts.log ?? (() => {})
+  retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   let emulators: Emulators | undefined
   const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.host, log })).endpoints
   const stopEmulators = async () => emulators?.stop()
@@ -86,6 +89,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     })
+    // The search store: this stack's schema on the local PostgreSQL.
+    if (endpoints.postgres) {
+      const search: DatabaseConnection = { kind: 'postgres', url: endpoints.postgres, schema: schemaForPrefix(opts.namePrefix ?? 'floe') }
+      process.env[envVar('database', 'search')] = JSON.stringify(search)
+    } else delete process.env[envVar('database', 'search')]
     for (const decl of Object.values(functions) as { environment?: Record<string, string> }[]) Object.assign(process.env, decl.environment)
     const aws = makeClients(endpoints)
     await provision(aws, names, log)
@@ -97,7 +105,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         : new MemoryCheckpointStore()
       for (const t of streamTriggers) {
         const id = triggerId(t)
-        const reason = (functions[t.function] as FunctionDecl).disabledReason
+        const decl = functions[t.function] as FunctionDecl
+        const missing = missingDatabases(decl, () => endpoints.postgres !== undefined)
+        const reason = decl.disabledReason ?? (missing.length ? `no ${missing.join(', ')} database in this stack` : undefined)
         if (reason) {
           // Not started: its records wait in the stream, and are processed from
           // the checkpoint once the function can run.

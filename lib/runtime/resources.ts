@@ -16,6 +16,14 @@ export const streamName = (key: StreamKey) => physical('stream', key)
 /** Physical name of a declared bucket. */
 export const bucketName = (key: BucketKey) => physical('bucket', key)
 
+/** The declared key of a stream (`good`, …), found by its physical name; undefined for unknown streams. */
+export function streamKeyOf(physicalName: string): StreamKey | undefined {
+  for (const key of Object.keys(streams)) {
+    if (process.env[envVar('stream', key)] === physicalName) return key as StreamKey
+  }
+  return undefined
+}
+
 /** The declared format of a stream, found by its physical name; undefined for unknown streams. */
 export function streamFormat(physicalName: string): 'thrift' | 'tsv' | 'json' | undefined {
   for (const [key, decl] of Object.entries(streams)) {

@@ -3,17 +3,20 @@ import { Template } from 'aws-cdk-lib/assertions'
 import { projectRoot } from '../../lib/local/handlers'
 import { FloeAppStack, FloeDataStack } from '../../lib/infra/stacks'
 
-let cached: { data: Template; app: Template } | undefined
+const cached = new Map<string, { data: Template; app: Template }>()
 
-/** Synthesizes both stacks once per test file, without bundling the functions. */
-export function synthTemplates(): { data: Template; app: Template } {
-  if (!cached) {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+/** Synthesizes both stacks once per test file and context, without bundling the functions. */
+export function synthTemplates(context: Record<string, unknown> = {}): { data: Template; app: Template } {
+  const key = JSON.stringify(context)
+  let t = cached.get(key)
+  if (!t) {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
     const data = new FloeDataStack(app, 'FloeData')
     const appStack = new FloeAppStack(app, 'FloeApp', { data: data.data, projectRoot })
-    cached = { data: Template.fromStack(data), app: Template.fromStack(appStack) }
+    t = { data: Template.fromStack(data), app: Template.fromStack(appStack) }
+    cached.set(key, t)
   }
-  return cached
+  return t
 }
 
 /** The resources of a type whose logical id starts with `prefix` followed by CDK's hash. */

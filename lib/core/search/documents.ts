@@ -22,6 +22,8 @@ export interface GoodDocument {
   /** A failed event (from `incomplete`), stored with the good ones and flagged. */
   readonly failed: boolean
   readonly doc: Record<string, unknown>
+  /** The enriched TSV line itself (the Micro API's non-lossy event is read from it). */
+  readonly line: string
 }
 
 export interface BadDocument {
@@ -31,6 +33,8 @@ export interface BadDocument {
   /** The bad row's schema name (`schema_violations`, `enrichment_failures`, …). */
   readonly failureType: string | null
   readonly doc: Record<string, unknown>
+  /** The bad row as it was on the stream (the Micro API answers with it unrenamed). */
+  readonly line: string
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string }
@@ -39,7 +43,8 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
 
 /** The document of an enriched event (a TSV line from `good` or `incomplete`). */
 export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument> {
-  const s = tryShred(line.endsWith('\n') ? line.slice(0, -1) : line)
+  const text = line.endsWith('\n') ? line.slice(0, -1) : line
+  const s = tryShred(text)
   if (!s.ok) return { ok: false, error: `not an enriched event: ${s.error}` }
   const j = s.json
   const id = str(j.event_id)
@@ -49,7 +54,7 @@ export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument
   const [v, n, f, ver] = [str(j.event_vendor), str(j.event_name), str(j.event_format), str(j.event_version)]
   return {
     ok: true,
-    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: j },
+    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: j, line: text },
   }
 }
 
@@ -92,6 +97,6 @@ export function badDocument(line: string, now: number): Parsed<BadDocument> {
   const name = /^iglu:[^/]+\/([^/]+)\//.exec(r.schema)?.[1] ?? null
   return {
     ok: true,
-    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown> },
+    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text },
   }
 }

@@ -5,7 +5,7 @@
  * logged by the shell), never retried: it cannot load later either.
  */
 import { badDocument, goodDocument, type BadDocument, type GoodDocument } from './documents'
-import { upsertBad, upsertGood, type SqlClient } from './store'
+import { upsertBad, upsertGood, type SearchDb } from './store'
 
 export type LoaderStream = 'good' | 'incomplete' | 'bad'
 
@@ -42,10 +42,11 @@ export function documentsOf(stream: LoaderStream, records: readonly LoaderRecord
 }
 
 /** Loads a batch; the writes are one transaction, so a failed batch leaves nothing half-written and can be retried whole. */
-export async function loadBatch(db: SqlClient, stream: LoaderStream, records: readonly LoaderRecord[], now: number): Promise<LoadOutcome> {
+export async function loadBatch(db: SearchDb, stream: LoaderStream, records: readonly LoaderRecord[], now: number): Promise<LoadOutcome> {
   const { good, bad, rejected } = documentsOf(stream, records, now)
   if (good.length + bad.length > 0) {
-    await db.transaction(async (tx) => {
+    await db.sql.transaction(async (sql) => {
+      const tx = { ...db, sql }
       if (good.length) await upsertGood(tx, good)
       if (bad.length) await upsertBad(tx, bad)
     })

@@ -4,6 +4,10 @@
  * behind the small `SqlClient` port each adapter implements. Values are
  * always parameters (`$1`, …), never SQL text. Schema changes are versioned
  * migrations, applied in order, each once.
+ *
+ * Every statement names its tables with their PostgreSQL schema (a
+ * `SearchDb` carries it), so several stacks can share one server, each in
+ * its own schema, without relying on a per-connection `search_path`.
  */
 import type { BadDocument, GoodDocument } from './documents'
 
@@ -15,11 +19,43 @@ export interface SqlClient {
 
 export type SearchIndex = 'good' | 'bad'
 
-export const MIGRATIONS: readonly { readonly version: number; readonly statements: readonly string[] }[] = [
+/** A SQL client and the PostgreSQL schema holding the store's tables. */
+export interface SearchDb {
+  readonly sql: SqlClient
+  readonly schema: string
+}
+
+/** The qualified table names of a store. */
+export interface SearchTables {
+  readonly good: string
+  readonly bad: string
+  readonly migrations: string
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** A store in `schema` (default `public`); the name must be a plain lower-case identifier. */
+export function searchDb(sql: SqlClient, schema = 'public'): SearchDb {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid search store schema name '${schema}': lower-case letters, digits and _ (not first), at most 63`)
+  return { sql, schema }
+}
+
+/** A PostgreSQL schema name from a resource name prefix (`floe-t1-` → `floe_t1`). */
+export function schemaForPrefix(prefix: string): string {
+  const s = prefix.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '')
+  return s === '' ? 'public' : /^[0-9]/.test(s) ? `s_${s}`.slice(0, 63) : s.slice(0, 63)
+}
+
+export function tablesOf(db: SearchDb): SearchTables {
+  const q = `"${db.schema}"`
+  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, migrations: `${q}.search_schema_migrations` }
+}
+
+export const MIGRATIONS: readonly { readonly version: number; readonly statements: (t: SearchTables) => readonly string[] }[] = [
   {
     version: 1,
-    statements: [
-      `CREATE TABLE good_events (
+    statements: (t) => [
+      `CREATE TABLE ${t.good} (
         id text PRIMARY KEY,
         collector_tstamp timestamptz NOT NULL,
         app_id text,
@@ -28,41 +64,58 @@ export const MIGRATIONS: readonly { readonly version: number; readonly statement
         schema_uri text,
         failed boolean NOT NULL DEFAULT false,
         doc jsonb NOT NULL,
+        line text NOT NULL,
         loaded_at timestamptz NOT NULL DEFAULT now()
       )`,
-      'CREATE INDEX good_events_collector_tstamp ON good_events (collector_tstamp DESC)',
-      'CREATE INDEX good_events_event_type ON good_events (event_type)',
-      'CREATE INDEX good_events_schema_uri ON good_events (schema_uri)',
-      'CREATE INDEX good_events_app_id ON good_events (app_id)',
-      `CREATE TABLE bad_rows (
+      `CREATE INDEX good_events_collector_tstamp ON ${t.good} (collector_tstamp DESC)`,
+      `CREATE INDEX good_events_event_type ON ${t.good} (event_type)`,
+      `CREATE INDEX good_events_event_name ON ${t.good} (event_name)`,
+      `CREATE INDEX good_events_schema_uri ON ${t.good} (schema_uri)`,
+      `CREATE INDEX good_events_app_id ON ${t.good} (app_id)`,
+      `CREATE TABLE ${t.bad} (
         id text PRIMARY KEY,
         failure_timestamp timestamptz NOT NULL,
         failure_type text,
         doc jsonb NOT NULL,
+        line text NOT NULL,
         loaded_at timestamptz NOT NULL DEFAULT now()
       )`,
-      'CREATE INDEX bad_rows_failure_timestamp ON bad_rows (failure_timestamp DESC)',
-      'CREATE INDEX bad_rows_failure_type ON bad_rows (failure_type)',
+      `CREATE INDEX bad_rows_failure_timestamp ON ${t.bad} (failure_timestamp DESC)`,
+      `CREATE INDEX bad_rows_failure_type ON ${t.bad} (failure_type)`,
     ],
   },
 ]
 
-export const TABLES: Record<SearchIndex, string> = { good: 'good_events', bad: 'bad_rows' }
 /** The time column each index is searched and aged by. */
 export const TIME_COLUMNS: Record<SearchIndex, string> = { good: 'collector_tstamp', bad: 'failure_timestamp' }
 
-/** Applies the migrations not applied yet (in one transaction each); returns the versions applied now. */
-export async function migrate(db: SqlClient): Promise<number[]> {
-  await db.query('CREATE TABLE IF NOT EXISTS search_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
-  const done = new Set((await db.query<{ version: number }>('SELECT version FROM search_schema_migrations')).rows.map((r) => Number(r.version)))
+/**
+ * Applies the migrations not applied yet (in one transaction each); returns
+ * the versions applied now. Concurrent first starts are safe: the loser's
+ * transaction fails on the version's primary key and rolls back, and it
+ * carries on once the version is there.
+ */
+export async function migrate(db: SearchDb): Promise<number[]> {
+  const t = tablesOf(db)
+  const ensure = async () => {
+    await db.sql.query(`CREATE SCHEMA IF NOT EXISTS "${db.schema}"`)
+    await db.sql.query(`CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+  }
+  await ensure().catch(ensure) // two first starts may race on CREATE … IF NOT EXISTS
+  const versions = async () => new Set((await db.sql.query<{ version: number }>(`SELECT version FROM ${t.migrations}`)).rows.map((r) => Number(r.version)))
+  const done = await versions()
   const applied: number[] = []
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue
-    await db.transaction(async (tx) => {
-      for (const s of m.statements) await tx.query(s)
-      // a concurrent start may have applied it: the primary key makes the second one fail and roll back
-      await tx.query('INSERT INTO search_schema_migrations (version) VALUES ($1)', [m.version])
-    })
+    try {
+      await db.sql.transaction(async (tx) => {
+        for (const s of m.statements(t)) await tx.query(s)
+        await tx.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [m.version])
+      })
+    } catch (err) {
+      if (!(await versions()).has(m.version)) throw err
+      continue
+    }
     applied.push(m.version)
   }
   return applied
@@ -74,35 +127,35 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const ROWS_PER_STATEMENT = 500
 
 /** Inserts or updates good documents by id (a redelivered event replaces its earlier copy). */
-export async function upsertGood(db: SqlClient, docs: readonly GoodDocument[]): Promise<void> {
+export async function upsertGood(db: SearchDb, docs: readonly GoodDocument[]): Promise<void> {
   for (let i = 0; i < docs.length; i += ROWS_PER_STATEMENT) {
     const chunk = dedupe(docs.slice(i, i + ROWS_PER_STATEMENT))
     const params: unknown[] = []
     const rows = chunk.map((d) => {
       const n = params.length
-      params.push(d.id, iso(d.collectorTstamp), d.appId, d.eventType, d.eventName, d.schema, d.failed, JSON.stringify(d.doc))
-      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb)`
+      params.push(d.id, iso(d.collectorTstamp), d.appId, d.eventType, d.eventName, d.schema, d.failed, JSON.stringify(d.doc), d.line)
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb, $${n + 9})`
     })
-    await db.query(
-      `INSERT INTO good_events (id, collector_tstamp, app_id, event_type, event_name, schema_uri, failed, doc) VALUES ${rows.join(', ')}
+    await db.sql.query(
+      `INSERT INTO ${tablesOf(db).good} (id, collector_tstamp, app_id, event_type, event_name, schema_uri, failed, doc, line) VALUES ${rows.join(', ')}
        ON CONFLICT (id) DO UPDATE SET collector_tstamp = EXCLUDED.collector_tstamp, app_id = EXCLUDED.app_id, event_type = EXCLUDED.event_type,
-         event_name = EXCLUDED.event_name, schema_uri = EXCLUDED.schema_uri, failed = EXCLUDED.failed, doc = EXCLUDED.doc, loaded_at = now()`,
+         event_name = EXCLUDED.event_name, schema_uri = EXCLUDED.schema_uri, failed = EXCLUDED.failed, doc = EXCLUDED.doc, line = EXCLUDED.line, loaded_at = now()`,
       params,
     )
   }
 }
 
 /** Inserts bad rows by id (the same row twice is stored once). */
-export async function upsertBad(db: SqlClient, docs: readonly BadDocument[]): Promise<void> {
+export async function upsertBad(db: SearchDb, docs: readonly BadDocument[]): Promise<void> {
   for (let i = 0; i < docs.length; i += ROWS_PER_STATEMENT) {
     const chunk = dedupe(docs.slice(i, i + ROWS_PER_STATEMENT))
     const params: unknown[] = []
     const rows = chunk.map((d) => {
       const n = params.length
-      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc))
-      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb)`
+      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc), d.line)
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb, $${n + 5})`
     })
-    await db.query(`INSERT INTO bad_rows (id, failure_timestamp, failure_type, doc) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
+    await db.sql.query(`INSERT INTO ${tablesOf(db).bad} (id, failure_timestamp, failure_type, doc, line) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
   }
 }
 
@@ -113,22 +166,22 @@ function dedupe<T extends { id: string }>(docs: readonly T[]): T[] {
   return [...byId.values()]
 }
 
-export async function countDocuments(db: SqlClient, index: SearchIndex): Promise<number> {
-  const r = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${TABLES[index]}`)
+export async function countDocuments(db: SearchDb, index: SearchIndex): Promise<number> {
+  const r = await db.sql.query<{ n: string | number }>(`SELECT count(*) AS n FROM ${tablesOf(db)[index]}`)
   return Number(r.rows[0]!.n)
 }
 
 /** Empties an index. */
-export async function deleteIndex(db: SqlClient, index: SearchIndex): Promise<void> {
-  await db.query(`DELETE FROM ${TABLES[index]}`)
+export async function deleteIndex(db: SearchDb, index: SearchIndex): Promise<void> {
+  await db.sql.query(`DELETE FROM ${tablesOf(db)[index]}`)
 }
 
 /** Deletes the documents older than `days` (by each index's time field); returns how many went. */
-export async function purgeOlderThan(db: SqlClient, days: number, now: number): Promise<Record<SearchIndex, number>> {
+export async function purgeOlderThan(db: SearchDb, days: number, now: number): Promise<Record<SearchIndex, number>> {
   const cutoff = iso(now - days * 86_400_000)
   const out = { good: 0, bad: 0 }
   for (const index of ['good', 'bad'] as const) {
-    const r = await db.query<{ n: string | number }>(`WITH gone AS (DELETE FROM ${TABLES[index]} WHERE ${TIME_COLUMNS[index]} < $1::timestamptz RETURNING 1) SELECT count(*) AS n FROM gone`, [cutoff])
+    const r = await db.sql.query<{ n: string | number }>(`WITH gone AS (DELETE FROM ${tablesOf(db)[index]} WHERE ${TIME_COLUMNS[index]} < $1::timestamptz RETURNING 1) SELECT count(*) AS n FROM gone`, [cutoff])
     out[index] = Number(r.rows[0]!.n)
   }
   return out

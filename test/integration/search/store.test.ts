@@ -39,7 +39,7 @@ describe('search store (PGlite)', () => {
   it('applies each migration once', async () => {
     const s = await open()
     expect(await migrate(s.db)).toEqual([])
-    const v = await s.db.query<{ version: number }>('SELECT version FROM search_schema_migrations ORDER BY version')
+    const v = await s.db.sql.query<{ version: number }>('SELECT version FROM search_schema_migrations ORDER BY version')
     expect(v.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version))
   })
 
@@ -52,7 +52,7 @@ describe('search store (PGlite)', () => {
     expect(await countDocuments(s.db, 'good')).toBe(10)
     const failed = await loadBatch(s.db, 'incomplete', [{ id: 'f', text: good[0]! }], Date.now())
     expect(failed.loaded).toBe(1)
-    expect((await s.db.query<{ failed: boolean }>('SELECT failed FROM good_events WHERE id = $1', ['00000000-0000-4000-8000-000000000001'])).rows[0]!.failed).toBe(true)
+    expect((await s.db.sql.query<{ failed: boolean }>('SELECT failed FROM good_events WHERE id = $1', ['00000000-0000-4000-8000-000000000001'])).rows[0]!.failed).toBe(true)
     const bad = [badRow(1), badRow(2), badRow(1)].map((text, i) => ({ id: `b${i}`, text }))
     expect(await loadBatch(s.db, 'bad', [...bad, { id: 'x', text: 'garbage' }], Date.now())).toMatchObject({ loaded: 3, rejected: [{ id: 'x' }] })
     expect(await countDocuments(s.db, 'bad')).toBe(2)
@@ -65,7 +65,7 @@ describe('search store (PGlite)', () => {
     const hostile = "x'); DROP TABLE good_events; --"
     const [line] = await lines(1, `&page=${encodeURIComponent(hostile)}`)
     await loadBatch(s.db, 'good', [{ id: '1', text: line! }], Date.now())
-    const r = await s.db.query<{ title: string }>("SELECT doc->>'page_title' AS title FROM good_events")
+    const r = await s.db.sql.query<{ title: string }>("SELECT doc->>'page_title' AS title FROM good_events")
     expect(r.rows).toEqual([{ title: hostile }])
   })
 

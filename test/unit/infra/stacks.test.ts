@@ -3,7 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { FloeAppStack, FloeDataStack } from '../../../lib/infra/stacks'
 import { projectRoot } from '../../../lib/local/handlers'
 import { describe, expect, it, vi } from 'vitest'
-import { envVar } from '../../../lib/infra/resources'
+import { databases, envVar } from '../../../lib/infra/resources'
 import { functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
 import { synthTemplates } from '../../support/synth'
 
@@ -60,6 +60,48 @@ describe('CDK app', () => {
     for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Kinesis::Stream', 'AWS::S3::Bucket']) {
       for (const r of Object.values(data.findResources(type))) expect(r.DeletionPolicy).toBe('Retain')
     }
+  })
+})
+
+describe('the search store', () => {
+  it('is an Aurora PostgreSQL Serverless v2 cluster that pauses at capacity 0, with the Data API, in a VPC with isolated subnets only', () => {
+    data.resourceCountIs('AWS::RDS::DBCluster', 1)
+    data.hasResourceProperties('AWS::RDS::DBCluster', {
+      Engine: 'aurora-postgresql',
+      EnableHttpEndpoint: true,
+      DatabaseName: databases.search.databaseName,
+      StorageEncrypted: true,
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: databases.search.maxCapacity, SecondsUntilAutoPause: databases.search.pauseAfterSeconds },
+    })
+    data.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' })
+    data.resourceCountIs('AWS::EC2::NatGateway', 0)
+    data.resourceCountIs('AWS::EC2::InternetGateway', 0)
+    for (const r of Object.values(data.findResources('AWS::RDS::DBCluster'))) expect(r.DeletionPolicy).toBe('Retain')
+  })
+
+  it('is reached by its functions through the Data API, without a VPC, from a JSON connection descriptor', () => {
+    const users = Object.entries(functions).filter(([, f]) => (f as { databases?: object }).databases).map(([k]) => k)
+    expect(users.sort()).toEqual(['searchLoader'])
+    const withDb = Object.values(app.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.[envVar('database', 'search')])
+    expect(withDb).toHaveLength(users.length)
+    for (const f of withDb) {
+      expect(f.Properties.VpcConfig).toBeUndefined()
+      expect(JSON.stringify(f.Properties.Environment.Variables[envVar('database', 'search')])).toMatch(/rds-data/)
+    }
+    const actions = JSON.stringify(Object.values(app.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument.Statement))
+    for (const a of ['rds-data:ExecuteStatement', 'rds-data:BeginTransaction', 'secretsmanager:GetSecretValue']) expect(actions).toContain(a)
+  })
+
+  it('and everything that uses it are left out with -c searchStore=false', () => {
+    const off = synthTemplates({ searchStore: false })
+    off.data.resourceCountIs('AWS::RDS::DBCluster', 0)
+    off.data.resourceCountIs('AWS::EC2::VPC', 0)
+    const users = Object.values(functions).filter((f) => (f as { databases?: object }).databases).length
+    expect(Object.keys(off.app.findResources('AWS::Lambda::Function'))).toHaveLength(Object.keys(functions).length - users)
+    const routes = Object.values(off.app.findResources('AWS::ApiGatewayV2::Route')).map((r) => String(r.Properties.RouteKey))
+    expect(routes.filter((r) => /search-store|micro/.test(r))).toEqual([])
+    expect(Object.keys(off.app.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(streamTriggers.filter((t) => t.function !== 'searchLoader').length)
+    expect(synthTemplates({ searchStore: 'false' }).data.findResources('AWS::RDS::DBCluster')).toEqual({})
   })
 })
 

@@ -1,0 +1,41 @@
+import middy from '@middy/core'
+import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
+import { loadBatch, type LoaderStream } from '../../lib/core/search/loader'
+import { purgeOlderThan } from '../../lib/core/search/store'
+import { database } from '../../lib/runtime/database'
+import { streamKeyOf } from '../../lib/runtime/resources'
+import { retentionDays } from '../../lib/core/search/settings'
+
+const PURGE_EVERY_MS = 3_600_000
+let lastPurge = 0
+
+/**
+ * Loads a batch of `good`, `incomplete` or `bad` records into the search
+ * store in one transaction. A record that is not what its stream carries is
+ * logged and skipped; when the store cannot be written the batch is reported
+ * failed from its first record, so it is retried and nothing is lost.
+ */
+export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().handler(async (event) => {
+  const first = event.Records[0]
+  if (!first) return { batchItemFailures: [] }
+  const physical = first.eventSourceARN.slice(first.eventSourceARN.lastIndexOf('/') + 1)
+  const stream = streamKeyOf(physical)
+  if (stream !== 'good' && stream !== 'incomplete' && stream !== 'bad') throw new Error(`the search loader reads good, incomplete and bad, not ${physical}`)
+  const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, text: Buffer.from(r.kinesis.data, 'base64').toString('utf8') }))
+  const now = Date.now()
+  try {
+    const db = await database('search')
+    const out = await loadBatch(db, stream as LoaderStream, records, now)
+    for (const r of out.rejected) console.error(JSON.stringify({ level: 'warn', msg: 'record not loaded', stream, sequenceNumber: r.id, error: r.error, sample: r.sample }))
+    console.log(JSON.stringify({ level: 'info', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))
+    if (now - lastPurge >= PURGE_EVERY_MS) {
+      lastPurge = now
+      const gone = await purgeOlderThan(db, retentionDays(process.env), now)
+      if (gone.good + gone.bad > 0) console.log(JSON.stringify({ level: 'info', msg: 'retention', deleted: gone }))
+    }
+    return { batchItemFailures: [] }
+  } catch (err) {
+    console.error(JSON.stringify({ level: 'error', msg: 'search store write failed; the batch will be retried', stream, error: String((err as Error)?.message ?? err) }))
+    return { batchItemFailures: [{ itemIdentifier: first.kinesis.sequenceNumber }] }
+  }
+})

@@ -1,0 +1,47 @@
+/**
+ * A function's connection to a declared database, from the environment the
+ * deployment sets (`FLOE_DATABASE_SEARCH`: see `DatabaseConnection`), with the
+ * schema migrations applied once per process before the first statement.
+ */
+import { migrate, searchDb, type SearchDb, type SqlClient } from '../core/search/store'
+import { envVar, type DatabaseConnection, type DatabaseKey } from '../infra/resources'
+
+const opened = new Map<string, Promise<SearchDb>>()
+
+/** The connection descriptor of a granted database. */
+export function databaseConnection(key: DatabaseKey): DatabaseConnection {
+  const name = envVar('database', key)
+  const value = process.env[name]
+  if (!value) throw new Error(`Environment variable ${name} is required: this function was not granted the database '${key}'`)
+  try {
+    return JSON.parse(value) as DatabaseConnection
+  } catch {
+    throw new Error(`Environment variable ${name} is not a JSON connection descriptor`)
+  }
+}
+
+async function open(c: DatabaseConnection): Promise<SqlClient> {
+  if (c.kind === 'postgres') return (await import('./postgres')).postgresClient(c.url)
+  const { rdsDataClient } = await import('../aws/rds-data')
+  return rdsDataClient(c)
+}
+
+/**
+ * The SQL client of a declared database, migrated. A failure (the database
+ * is down) is not kept: the next call tries again.
+ */
+export function database(key: DatabaseKey): Promise<SearchDb> {
+  const descriptor = process.env[envVar('database', key)] ?? ''
+  let p = opened.get(descriptor)
+  if (!p) {
+    p = (async () => {
+      const c = databaseConnection(key)
+      const db = searchDb(await open(c), c.schema)
+      await migrate(db)
+      return db
+    })()
+    p.catch(() => opened.delete(descriptor))
+    opened.set(descriptor, p)
+  }
+  return p
+}
