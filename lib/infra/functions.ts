@@ -125,6 +125,21 @@ export const functions = {
     databases: { search: 'readWrite' },
     environment: fromDeployEnvironment('FLOE_SEARCH_RETENTION_DAYS'),
   },
+  search: {
+    description: 'The search store API (/search-store, Elasticsearch-shaped) and the Snowplow Micro-compatible API (/micro).',
+    entry: 'functions/search/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    databases: { search: 'readWrite' },
+    tables: { schemas: 'read' },
+    resolvesSchemas: true,
+    routes: [
+      { method: 'ANY', path: '/search-store' },
+      { method: 'ANY', path: '/search-store/{proxy+}' },
+      { method: 'ANY', path: '/micro/{proxy+}' },
+    ],
+    environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+  },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions

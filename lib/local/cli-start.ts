@@ -104,6 +104,12 @@ export async function startFromCli(): Promise<number> {
       `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
       `  Kinesis         ${stack.endpoints.kinesis}`,
       `  S3              ${stack.endpoints.s3}`,
+      ...(stack.endpoints.postgres
+        ? [
+            `  search store    ${stack.url}/search-store  ·  Micro API ${stack.url}/micro/all`,
+            `  PostgreSQL      ${stack.endpoints.postgres}  (schema floe)`,
+          ]
+        : []),
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
       ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
       `  endpoints file  ${endpointsFile}`,

@@ -57,6 +57,12 @@ describe('floe start', () => {
       const f = join(dataDir, 'checkpoints.json')
       return existsSync(f) ? readFileSync(f, 'utf8') : undefined
     }, 'a checkpoint')
+    // The search store: a bad row on the bad stream is loaded, searchable, and kept across the kill.
+    const badRow = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/generic_error/jsonschema/1-0-0', data: { processor: { artifact: 'probe', version: '1' }, failure: { timestamp: new Date().toISOString(), errors: ['kept across kill -9'] }, payload: 'x' } })
+    await aws.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-bad', Records: [{ Data: Buffer.from(badRow), PartitionKey: 'a' }] }))
+    const badCount = async (ep: EndpointsFile) => ((await (await fetch(`${ep.http}/search-store/bad/_count`)).json()) as { count: number }).count
+    await eventually(async () => ((await badCount(first.ep)) === 1 ? true : undefined), 'the search loader to store the bad row')
+    expect(first.proc.output()).toMatch(/search store\s+http:\/\/127\.0\.0\.1:\d+\/search-store/)
     const orphan = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
 
     first.proc.child.kill('SIGKILL')
@@ -70,6 +76,9 @@ describe('floe start', () => {
     const aws2 = makeClients(second.ep)
     const item = await aws2.ddb.send(new GetItemCommand({ TableName: 'floe-settings', Key: { pk: { S: 'probe' }, sk: { S: 'x' } } }))
     expect(item.Item?.v?.S).toBe('kept')
+    expect(await badCount(second.ep)).toBe(1)
+    const hits = (await (await fetch(`${second.ep.http}/search-store/bad/_search?q=${encodeURIComponent('"kept across kill -9"')}`)).json()) as { hits: { total: { value: number } } }
+    expect(hits.hits.total.value).toBe(1)
     expect(await archiveKeys(second.ep)).toEqual(keysBefore)
     expect(JSON.parse(readFileSync(join(dataDir, 'checkpoints.json'), 'utf8'))).toEqual(JSON.parse(checkpoints))
     // The stream kept its record too.

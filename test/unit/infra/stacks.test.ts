@@ -81,7 +81,7 @@ describe('the search store', () => {
 
   it('is reached by its functions through the Data API, without a VPC, from a JSON connection descriptor', () => {
     const users = Object.entries(functions).filter(([, f]) => (f as { databases?: object }).databases).map(([k]) => k)
-    expect(users.sort()).toEqual(['searchLoader'])
+    expect(users.sort()).toEqual(['search', 'searchLoader'])
     const withDb = Object.values(app.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.[envVar('database', 'search')])
     expect(withDb).toHaveLength(users.length)
     for (const f of withDb) {

@@ -1,0 +1,18 @@
+/** The search function's dependencies inside the deployment: its database and this deployment's resolver. */
+import { searchApi } from '../core/search/api'
+import { ENRICH_VERSION } from '../core/enrich/version'
+import type { HttpHandler } from '../http/types'
+import { database } from '../runtime/database'
+import { deploymentResolver } from './resolver'
+
+export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
+  const resolver = deploymentResolver(env)
+  return searchApi({
+    db: () => database('search'),
+    version: ENRICH_VERSION,
+    async lookupSchema(vendor, name, format, version) {
+      const r = await resolver.lookupSchema(`iglu:${vendor}/${name}/${format}/${version}`)
+      return r.ok ? { ok: true, schema: r.value } : { ok: false, errors: { message: r.message, lookupHistory: r.failures } }
+    },
+  })
+}

@@ -1,0 +1,97 @@
+/**
+ * The search store's HTTP APIs, transport-neutral: `/search-store`
+ * (Elasticsearch 7-shaped: `_count`, `_search`, deleting an index) and
+ * `/micro/*` (Snowplow Micro's API). The store is reached through `db()`,
+ * called per request, so a store that is down is a 503 for that request and
+ * the next one tries again.
+ */
+import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
+import { json, text } from '../../http/types'
+import { micro, type MicroDeps } from './micro'
+import { count, esErrorBody, search, searchIndex, type EsError, type SearchRequest } from './query'
+import { deleteIndex, type SearchDb } from './store'
+
+export interface SearchApiDeps extends MicroDeps {
+  db(): Promise<SearchDb>
+  /** The product version shown by `GET /search-store`. */
+  readonly version: string
+}
+
+/** Largest request body accepted (a query is small; this bounds parsing work). */
+export const MAX_SEARCH_BODY_BYTES = 1024 * 1024
+
+const fail = (e: EsError): HttpResponse => json(e.status, esErrorBody(e))
+
+function parseBody(req: HttpRequest): { ok: true; body?: unknown } | { ok: false; response: HttpResponse } {
+  if (req.body.length === 0) return { ok: true }
+  if (req.body.length > MAX_SEARCH_BODY_BYTES) {
+    return { ok: false, response: fail({ status: 413, type: 'content_too_long_exception', reason: `the request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted` }) }
+  }
+  const raw = req.body.toString('utf8')
+  if (raw.trim() === '') return { ok: true }
+  try {
+    return { ok: true, body: JSON.parse(raw) }
+  } catch (err) {
+    return { ok: false, response: fail({ status: 400, type: 'parsing_exception', reason: `the request body is not valid JSON: ${(err as Error).message}` }) }
+  }
+}
+
+const decode = (s: string) => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+async function searchStore(req: HttpRequest, deps: SearchApiDeps): Promise<HttpResponse> {
+  const parts = req.path.split('/').filter(Boolean).slice(1).map(decode) // after `search-store`
+  const method = req.method
+  if (parts.length === 0) {
+    if (method !== 'GET' && method !== 'HEAD') return fail({ status: 405, type: 'illegal_argument_exception', reason: `Incorrect HTTP method for uri [/search-store] and method [${method}], allowed: [GET, HEAD]` })
+    const db = await deps.db()
+    await db.sql.query('SELECT 1')
+    return json(200, {
+      name: 'floe-search-store',
+      cluster_name: 'floe',
+      version: { number: deps.version, distribution: 'floe', build_flavor: 'postgresql' },
+      tagline: 'You Know, for Search',
+    })
+  }
+  const index = searchIndex(parts[0]!)
+  if (!index.ok) return fail(index.error)
+  const action = parts.length === 1 ? '' : parts.at(-1)!
+  const shapeOk = parts.length === 1 || (parts.length <= 3 && (action === '_count' || action === '_search') && (parts.length === 2 || !parts[1]!.startsWith('_')))
+  if (!shapeOk) {
+    return fail({ status: 400, type: 'illegal_argument_exception', reason: `no handler for [${method} ${req.path}]: supported are GET /search-store, GET|POST /search-store/{index}[/{type}]/_count and /_search, DELETE /search-store/{index}` })
+  }
+  if (action === '') {
+    if (method === 'DELETE') {
+      await deleteIndex(await deps.db(), index.value)
+      return json(200, { acknowledged: true })
+    }
+    return fail({ status: 405, type: 'illegal_argument_exception', reason: `Incorrect HTTP method for uri [${req.path}] and method [${method}], allowed: [DELETE]` })
+  }
+  if (method !== 'GET' && method !== 'POST') {
+    return fail({ status: 405, type: 'illegal_argument_exception', reason: `Incorrect HTTP method for uri [${req.path}] and method [${method}], allowed: [GET, POST]` })
+  }
+  const body = parseBody(req)
+  if (!body.ok) return body.response
+  const request: SearchRequest = { params: req.query, body: body.body }
+  const db = await deps.db()
+  const out = action === '_count' ? await count(db, index.value, request) : await search(db, index.value, request)
+  return out.ok ? json(200, out.value) : fail(out.error)
+}
+
+/** The `/search-store` and `/micro` handler. */
+export function searchApi(deps: SearchApiDeps): HttpHandler {
+  return async (req) => {
+    if (req.path === '/search-store' || req.path.startsWith('/search-store/')) return searchStore(req, deps)
+    if (req.path.startsWith('/micro/') || req.path === '/micro') {
+      if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)
+      const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
+      return { statusCode: r.status, headers: r.headers, body: r.body }
+    }
+    return text(404, 'Not Found')
+  }
+}

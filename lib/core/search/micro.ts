@@ -1,0 +1,408 @@
+/**
+ * Snowplow Micro's API (4.5.2's routes, filters and answer shapes), read from
+ * the search store, so that test suites written for Micro run against Floe
+ * unchanged: send events, assert on `/micro/good` and `/micro/bad`, call
+ * `/micro/reset` between tests.
+ *
+ * Differences, all documented in the README: events are kept in the store
+ * (not in memory) and come from every collector of the stack; `rawEvent` is
+ * rebuilt from the enriched event (the collector payload itself is not
+ * stored); a bad row's `collectorPayload` is null.
+ */
+import { FIELD_KINDS, FIELDS, F } from '../enrich/fields'
+import { parseDate } from './query'
+import { Refusal } from './query-tree'
+import { deleteIndex, tablesOf, type SearchDb } from './store'
+
+export interface MicroRequest {
+  readonly method: string
+  readonly path: string
+  /** The body as text ('' when none). */
+  readonly body: string
+  readonly query?: Readonly<Record<string, string>>
+}
+
+export interface MicroResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+export type SchemaLookup = { ok: true; schema: unknown } | { ok: false; errors: unknown }
+
+export interface MicroDeps {
+  /** This deployment's resolver: the schema, or why it could not be found. */
+  lookupSchema(vendor: string, name: string, format: string, version: string): Promise<SchemaLookup>
+}
+
+export const MICRO_ROUTES = ['/micro/all', '/micro/good', '/micro/bad', '/micro/reset', '/micro/events', '/micro/columns', '/micro/columnStats', '/micro/timeline', '/micro/iglu/{vendor}/{name}/jsonschema/{version}'] as const
+
+/** Most events `/micro/events` returns per page (Micro's limit with storage). */
+export const MAX_PAGE_SIZE = 100
+const DEFAULT_PAGE_SIZE = 50
+const MAX_TIMELINE_BUCKETS = 1000
+const MAX_COLUMNS = 200
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+const TEXT_TYPE = { 'content-type': 'text/plain; charset=utf-8' }
+const ok = (v: unknown): MicroResponse => ({ status: 200, headers: JSON_TYPE, body: JSON.stringify(v) })
+const textAnswer = (status: number, body: string, headers: Record<string, string> = {}): MicroResponse => ({ status, headers: { ...TEXT_TYPE, ...headers }, body })
+
+class BadRequest extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+function parseBody(body: string): Record<string, unknown> {
+  if (body.trim() === '') return {}
+  let v: unknown
+  try {
+    v = JSON.parse(body)
+  } catch (err) {
+    throw new BadRequest(`The request body is not valid JSON: ${(err as Error).message}`)
+  }
+  if (!isObject(v)) throw new BadRequest('The request body must be a JSON object')
+  return v
+}
+
+function optionalString(b: Record<string, unknown>, key: string): string | undefined {
+  const v = b[key]
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'string') throw new BadRequest(`"${key}" must be a string`)
+  if (v.includes('\u0000')) throw new BadRequest(`"${key}" may not contain the NUL character`)
+  return v
+}
+
+function optionalInt(b: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
+  const v = b[key]
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new BadRequest(`"${key}" must be an integer from ${min} to ${max}`)
+  return v
+}
+
+function stringList(v: unknown, key: string, max: number): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new BadRequest(`"${key}" must be a list of strings`)
+  if (v.length > max) throw new BadRequest(`"${key}" may list at most ${max}`)
+  if (v.some((x: string) => x.includes('\u0000'))) throw new BadRequest(`"${key}" may not contain the NUL character`)
+  return v as string[]
+}
+
+function time(v: unknown, key: string): string {
+  if (typeof v !== 'string' && typeof v !== 'number') throw new BadRequest(`"${key}" must be an ISO 8601 time or epoch milliseconds`)
+  try {
+    return new Date(parseDate(v, Date.now(), false)).toISOString()
+  } catch (err) {
+    if (err instanceof Refusal) throw new BadRequest(`"${key}": ${err.message}`)
+    throw err
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Events as Micro shows them
+
+const TRACKER_EVENT: Record<string, string> = { page_view: 'pv', page_ping: 'pp', struct: 'se', unstruct: 'ue', transaction: 'tr', transaction_item: 'ti' }
+/** Tracker protocol parameters rebuilt from enriched fields. */
+const PARAMETERS: readonly (readonly [string, string])[] = [
+  ['aid', 'app_id'], ['p', 'platform'], ['tv', 'v_tracker'], ['tna', 'name_tracker'], ['eid', 'event_id'], ['uid', 'user_id'], ['duid', 'domain_userid'], ['vid', 'domain_sessionidx'],
+  ['sid', 'domain_sessionid'], ['url', 'page_url'], ['page', 'page_title'], ['refr', 'page_referrer'], ['lang', 'br_lang'], ['cs', 'doc_charset'], ['tz', 'os_timezone'],
+  ['se_ca', 'se_category'], ['se_ac', 'se_action'], ['se_la', 'se_label'], ['se_pr', 'se_property'], ['se_va', 'se_value'],
+  ['tr_id', 'tr_orderid'], ['tr_af', 'tr_affiliation'], ['tr_tt', 'tr_total'], ['tr_tx', 'tr_tax'], ['tr_sh', 'tr_shipping'], ['tr_ci', 'tr_city'], ['tr_st', 'tr_state'], ['tr_co', 'tr_country'], ['tr_cu', 'tr_currency'],
+  ['ti_id', 'ti_orderid'], ['ti_sk', 'ti_sku'], ['ti_nm', 'ti_name'], ['ti_ca', 'ti_category'], ['ti_pr', 'ti_price'], ['ti_qu', 'ti_quantity'], ['ti_cu', 'ti_currency'],
+]
+
+interface Line {
+  readonly cols: string[]
+}
+
+function sdj(text: string): { schema: string; data: unknown } | null {
+  if (text === '') return null
+  try {
+    return JSON.parse(text) as { schema: string; data: unknown }
+  } catch {
+    return null
+  }
+}
+
+const CONTEXTS_SCHEMA = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0'
+
+/** The event as the Scala analytics SDK's non-lossy JSON: every field, contexts and the self-describing event as self-describing JSON. */
+function nonLossy(line: Line, doc: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (let i = 0; i < FIELDS.length; i++) {
+    const name = FIELDS[i]!
+    if (FIELD_KINDS[i] === 'json') {
+      const v = sdj(line.cols[i] ?? '')
+      out[name] = name === 'unstruct_event' ? v : (v ?? { schema: CONTEXTS_SCHEMA, data: [] })
+    } else out[name] = doc[name] ?? null
+  }
+  return out
+}
+
+function contextUris(line: Line): string[] {
+  const c = sdj(line.cols[F.contexts] ?? '')
+  return Array.isArray(c?.data) ? (c.data as { schema?: unknown }[]).map((e) => e?.schema).filter((s): s is string => typeof s === 'string') : []
+}
+
+function rawEvent(doc: Record<string, unknown>) {
+  const parameters: Record<string, string> = {}
+  const e = TRACKER_EVENT[String(doc.event)]
+  if (e) parameters.e = e
+  for (const [param, field] of PARAMETERS) {
+    const v = doc[field]
+    if (v !== null && v !== undefined) parameters[param] = String(v)
+  }
+  for (const [param, field] of [['dtm', 'dvce_created_tstamp'], ['stm', 'dvce_sent_tstamp'], ['ttm', 'true_tstamp']] as const) {
+    const t = Date.parse(String(doc[field] ?? ''))
+    if (Number.isFinite(t)) parameters[param] = String(t)
+  }
+  return {
+    api: { vendor: 'com.snowplowanalytics.snowplow', version: 'tp2' },
+    parameters,
+    contentType: null,
+    source: { name: doc.v_collector ?? null, encoding: 'UTF-8', hostname: null },
+    context: { timestamp: doc.collector_tstamp ?? null, ipAddress: doc.user_ipaddress ?? null, useragent: doc.useragent ?? null, refererUri: doc.page_referrer ?? null, headers: [], userId: doc.network_userid ?? null },
+  }
+}
+
+interface GoodRow {
+  line: string
+  doc: string
+  event_type: string | null
+  schema_uri: string | null
+  failed: boolean
+}
+
+function goodEvent(row: GoodRow) {
+  const line: Line = { cols: row.line.split('\t') }
+  const doc = JSON.parse(row.doc) as Record<string, unknown>
+  return { rawEvent: rawEvent(doc), eventType: row.event_type, schema: row.schema_uri, contexts: contextUris(line), event: nonLossy(line, doc), incomplete: row.failed === true }
+}
+
+/** A bad row's raw event (its `payload.raw`, where the failure has one). */
+function badRawEvent(row: Record<string, unknown>) {
+  const payload = isObject(row.data) && isObject(row.data.payload) ? row.data.payload : undefined
+  const raw = payload && isObject(payload.raw) ? payload.raw : payload && typeof payload.vendor === 'string' ? payload : undefined
+  if (!raw) return null
+  const parameters: Record<string, string> = {}
+  if (Array.isArray(raw.parameters)) for (const p of raw.parameters) if (isObject(p) && typeof p.name === 'string') parameters[p.name] = String(p.value ?? '')
+  if (typeof raw.querystring === 'string' || Array.isArray(raw.querystring)) {
+    for (const p of Array.isArray(raw.querystring) ? raw.querystring : []) if (isObject(p) && typeof p.name === 'string') parameters[p.name] = String(p.value ?? '')
+  }
+  return {
+    api: { vendor: raw.vendor ?? null, version: raw.version ?? null },
+    parameters,
+    contentType: raw.contentType ?? null,
+    source: { name: raw.loaderName ?? null, encoding: raw.encoding ?? null, hostname: raw.hostname ?? null },
+    context: { timestamp: raw.timestamp ?? null, ipAddress: raw.ipAddress ?? null, useragent: raw.useragent ?? null, refererUri: raw.refererUri ?? null, headers: Array.isArray(raw.headers) ? raw.headers : [], userId: raw.userId ?? null },
+  }
+}
+
+/** Micro's errors: each failure message as text, then the bad row itself. */
+function badErrors(row: Record<string, unknown>, line: string): string[] {
+  const failure = isObject(row.data) ? row.data.failure : undefined
+  const messages = isObject(failure) ? (failure.messages ?? failure.errors ?? (failure.message !== undefined ? [failure.message] : [])) : typeof failure === 'string' ? [failure] : []
+  const list = Array.isArray(messages) ? messages : [messages]
+  return [...list.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))), line]
+}
+
+// ---------------------------------------------------------------------------
+// Routes
+
+async function counts(db: SearchDb) {
+  const t = tablesOf(db)
+  const g = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.good} WHERE NOT failed`)
+  const b = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.bad}`)
+  const good = Number(g.rows[0]!.n)
+  const bad = Number(b.rows[0]!.n)
+  return { total: good + bad, good, bad }
+}
+
+async function good(db: SearchDb, body: Record<string, unknown>) {
+  const eventType = optionalString(body, 'event_type')
+  const schema = optionalString(body, 'schema')
+  const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
+  const contexts = body.contexts === undefined || body.contexts === null ? [] : stringList(body.contexts, 'contexts', 100)
+  const params: unknown[] = []
+  const p = (v: unknown) => {
+    params.push(v)
+    return `$${params.length}`
+  }
+  const where = ['NOT failed']
+  if (eventType !== undefined) where.push(`event_type = ${p(eventType)}`)
+  if (schema !== undefined) where.push(`schema_uri = ${p(schema)}`)
+  // a context's shredded key is in the document: a cheap first cut, checked exactly below
+  for (const uri of contexts) {
+    const m = /^iglu:([^/]+)\/([^/]+)\/[^/]+\/([0-9]+)-[0-9]+-[0-9]+$/.exec(uri)
+    if (!m) return []
+    where.push(`position(${p(`"${uri}"`)} in line) > 0`)
+  }
+  const lim = limit !== undefined && contexts.length === 0 ? ` LIMIT ${p(limit)}` : ''
+  const r = await db.sql.query<GoodRow>(
+    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, loaded_at DESC, id${lim}`,
+    params,
+  )
+  let events = r.rows.map(goodEvent)
+  if (contexts.length > 0) events = events.filter((e) => contexts.every((c) => e.contexts.includes(c)))
+  return limit === undefined ? events : events.slice(0, limit)
+}
+
+async function bad(db: SearchDb, body: Record<string, unknown>) {
+  const vendor = optionalString(body, 'vendor')
+  const version = optionalString(body, 'version')
+  const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
+  const filtered = vendor !== undefined || version !== undefined
+  const params: unknown[] = []
+  const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
+  if (lim) params.push(limit)
+  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, loaded_at DESC, id${lim}`, params)
+  let events = r.rows.map((row) => {
+    const parsed = JSON.parse(row.line) as Record<string, unknown>
+    return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed, row.line) }
+  })
+  if (vendor !== undefined) events = events.filter((e) => e.rawEvent?.api.vendor === vendor)
+  if (version !== undefined) events = events.filter((e) => e.rawEvent?.api.version === version)
+  return limit === undefined ? events : events.slice(0, limit)
+}
+
+const TYPED_SORT: Record<string, string> = { collector_tstamp: 'collector_tstamp', event_id: 'id', app_id: 'app_id', event: 'event_type', event_name: 'event_name' }
+
+async function events(db: SearchDb, body: Record<string, unknown>) {
+  const params: unknown[] = []
+  const p = (v: unknown) => {
+    params.push(v)
+    return `$${params.length}`
+  }
+  const where: string[] = []
+  if (body.filters !== undefined && body.filters !== null) {
+    if (!Array.isArray(body.filters) || body.filters.length > MAX_COLUMNS) throw new BadRequest(`"filters" must be a list of at most ${MAX_COLUMNS} {"column", "values"}`)
+    for (const f of body.filters) {
+      if (!isObject(f) || typeof f.column !== 'string') throw new BadRequest('each filter must be {"column": "...", "values": [...]}')
+      const values = f.values === undefined ? [] : f.values
+      if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) throw new BadRequest(`filter "${f.column}": "values" must be a list of strings, numbers or booleans`)
+      if (values.length === 0) continue
+      const text = values.map(String)
+      if ([f.column, ...text].some((s) => s.includes('\u0000'))) throw new BadRequest('filters may not contain the NUL character')
+      where.push(`lower(doc ->> ${p(f.column)}) IN (${text.map((v) => `lower(${p(v)})`).join(', ')})`)
+    }
+  }
+  if (body.validEvents === true) where.push('NOT failed')
+  else if (body.validEvents === false) where.push('failed')
+  else if (body.validEvents !== undefined && body.validEvents !== null) throw new BadRequest('"validEvents" must be true, false or null')
+  if (body.timeRange !== undefined && body.timeRange !== null) {
+    if (!isObject(body.timeRange)) throw new BadRequest('"timeRange" must be {"start"?, "end"?}')
+    if (body.timeRange.start !== undefined && body.timeRange.start !== null) where.push(`collector_tstamp >= ${p(time(body.timeRange.start, 'timeRange.start'))}::timestamptz`)
+    if (body.timeRange.end !== undefined && body.timeRange.end !== null) where.push(`collector_tstamp < ${p(time(body.timeRange.end, 'timeRange.end'))}::timestamptz`)
+  }
+  let order = 'collector_tstamp DESC'
+  if (body.sorting !== undefined && body.sorting !== null) {
+    const s = body.sorting
+    if (!isObject(s) || typeof s.column !== 'string') throw new BadRequest('"sorting" must be {"column": "...", "desc": true|false}')
+    if (s.column.includes('\u0000')) throw new BadRequest('"sorting" may not contain the NUL character')
+    const dir = s.desc === true ? 'DESC' : 'ASC'
+    order = `${TYPED_SORT[s.column] ?? `doc -> ${p(s.column)}`} ${dir} NULLS LAST`
+  }
+  const page = optionalInt(body, 'page', 1, 1_000_000) ?? 1
+  const pageSize = optionalInt(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE
+  const table = tablesOf(db).good
+  const cond = where.length === 0 ? 'TRUE' : where.join(' AND ')
+  const countParams = [...params]
+  const total = Number((await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${table} WHERE ${cond}`, countParams)).rows[0]!.n)
+  const r = await db.sql.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE ${cond} ORDER BY ${order}, id LIMIT ${p(pageSize)} OFFSET ${p((page - 1) * pageSize)}`, params)
+  return { events: r.rows.map((x) => JSON.parse(x.doc) as unknown), totalPages: Math.ceil(total / pageSize), totalItems: total }
+}
+
+async function columns(db: SearchDb) {
+  const r = await db.sql.query<{ k: string }>(`SELECT DISTINCT k FROM ${tablesOf(db).good} AS t CROSS JOIN LATERAL jsonb_object_keys(t.doc) AS k`)
+  return r.rows.map((x) => x.k).sort()
+}
+
+async function columnStats(db: SearchDb, body: Record<string, unknown>) {
+  const cols = stringList(body.columns ?? [], 'columns', MAX_COLUMNS)
+  const table = tablesOf(db).good
+  const out: Record<string, { sortable: boolean; filterable: boolean; values?: unknown[] }> = {}
+  for (const c of cols) {
+    const kinds = await db.sql.query<{ scalar: boolean | null }>(`SELECT bool_and(jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean')) AS scalar FROM ${table} WHERE jsonb_typeof(doc -> $1) <> 'null'`, [c])
+    const scalar = kinds.rows[0]?.scalar === true
+    const entry: { sortable: boolean; filterable: boolean; values?: unknown[] } = { sortable: scalar, filterable: scalar }
+    if (scalar) {
+      const vals = await db.sql.query<{ v: string }>(`SELECT DISTINCT doc ->> $1 AS v FROM ${table} WHERE jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean') LIMIT 21`, [c])
+      if (vals.rows.length <= 20) entry.values = vals.rows.map((x) => x.v).sort()
+    }
+    out[c] = entry
+  }
+  return out
+}
+
+async function timeline(db: SearchDb, body: Record<string, unknown>) {
+  const buckets = body.buckets
+  if (!Array.isArray(buckets) || buckets.length > MAX_TIMELINE_BUCKETS) throw new BadRequest(`"buckets" must be a list of at most ${MAX_TIMELINE_BUCKETS} {"start", "end"}`)
+  if (buckets.length === 0) return { points: [] }
+  const params: unknown[] = []
+  const rows = buckets.map((b, i) => {
+    if (!isObject(b)) throw new BadRequest('each bucket must be {"start": …, "end": …}')
+    params.push(time(b.start, `buckets[${i}].start`), time(b.end, `buckets[${i}].end`))
+    return `(${i}, $${params.length - 1}::timestamptz, $${params.length}::timestamptz)`
+  })
+  const r = await db.sql.query<{ i: number; valid: number; failed: number }>(
+    `SELECT b.i, (count(g.id) FILTER (WHERE NOT g.failed))::float8 AS valid, (count(g.id) FILTER (WHERE g.failed))::float8 AS failed
+     FROM (VALUES ${rows.join(', ')}) AS b(i, s, e) LEFT JOIN ${tablesOf(db).good} AS g ON g.collector_tstamp >= b.s AND g.collector_tstamp < b.e GROUP BY b.i ORDER BY b.i`,
+    params,
+  )
+  const byIndex = new Map(r.rows.map((x) => [Number(x.i), x]))
+  return { points: buckets.map((b, i) => ({ validEvents: Number(byIndex.get(i)?.valid ?? 0), failedEvents: Number(byIndex.get(i)?.failed ?? 0), bucket: b })) }
+}
+
+const notFound = () => textAnswer(404, `Supported endpoints: ${MICRO_ROUTES.join(', ')}`)
+const methods = (req: MicroRequest, allowed: readonly string[]) => (allowed.includes(req.method) ? undefined : textAnswer(405, `${req.path} accepts ${allowed.join(', ')}`, { allow: allowed.join(', ') }))
+
+/** Answers one `/micro/*` request. */
+export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): Promise<MicroResponse> {
+  const path = req.path.replace(/\/+$/, '')
+  try {
+    switch (path) {
+      case '/micro/all':
+        return methods(req, ['GET', 'POST']) ?? ok(await counts(db))
+      case '/micro/good':
+        return methods(req, ['GET', 'POST']) ?? ok(await good(db, req.method === 'POST' ? parseBody(req.body) : {}))
+      case '/micro/bad':
+        return methods(req, ['GET', 'POST']) ?? ok(await bad(db, req.method === 'POST' ? parseBody(req.body) : {}))
+      case '/micro/reset': {
+        const m = methods(req, ['GET', 'POST'])
+        if (m) return m
+        await db.sql.transaction(async (tx) => {
+          await deleteIndex({ ...db, sql: tx }, 'good')
+          await deleteIndex({ ...db, sql: tx }, 'bad')
+        })
+        return textAnswer(200, 'Reset completed')
+      }
+      case '/micro/events':
+        return methods(req, ['POST']) ?? ok(await events(db, parseBody(req.body)))
+      case '/micro/columns':
+        return methods(req, ['GET']) ?? ok(await columns(db))
+      case '/micro/columnStats':
+        return methods(req, ['POST']) ?? ok(await columnStats(db, parseBody(req.body)))
+      case '/micro/timeline':
+        return methods(req, ['POST']) ?? ok(await timeline(db, parseBody(req.body)))
+    }
+    const iglu = /^\/micro\/iglu\/([^/]+)\/([^/]+)\/jsonschema\/([^/]+)$/.exec(path)
+    if (iglu) {
+      const m = methods(req, ['GET'])
+      if (m) return m
+      const [vendor, name, version] = iglu.slice(1).map((s) => {
+        try {
+          return decodeURIComponent(s)
+        } catch {
+          return s
+        }
+      }) as [string, string, string]
+      if (!/^[a-zA-Z0-9_.-]+$/.test(vendor) || !/^[a-zA-Z0-9_-]+$/.test(name) || !/^[0-9]+-[0-9]+-[0-9]+$/.test(version)) {
+        return { status: 404, headers: JSON_TYPE, body: JSON.stringify({ message: `iglu:${vendor}/${name}/jsonschema/${version} is not a valid schema key (vendor/name/jsonschema/MODEL-REVISION-ADDITION)` }) }
+      }
+      const r = await deps.lookupSchema(vendor, name, 'jsonschema', version)
+      return r.ok ? ok(r.schema) : { status: 404, headers: JSON_TYPE, body: JSON.stringify(r.errors) }
+    }
+    return notFound()
+  } catch (err) {
+    if (err instanceof BadRequest) return textAnswer(400, err.message)
+    throw err
+  }
+}

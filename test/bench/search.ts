@@ -1,0 +1,142 @@
+/**
+ * The search store.
+ * (1) Loader throughput: enriched events per second loaded into the local
+ *     store (PGlite over the wire, batches of 500 in one transaction each, as
+ *     the loader function does), next to enrich's events per second on the
+ *     same events in the same run: the loader should not be the bottleneck.
+ * (2) Queries with 200,000 good events stored (spread over the last 7 days):
+ *     p50/p99 of `_count`, a filtered `_search` page of 50, a
+ *     `date_histogram` of the last 24 h, and `/micro/good` with a schema filter.
+ * (3) On a running stack (`npm start`'s settings), tracker send → visible
+ *     through `_count`: p95 over 20 events sent one at a time.
+ * `npm run bench -- search`
+ */
+import { buildSelfDescribingEvent, newTracker } from '@snowplow/node-tracker'
+import { randomUUID } from 'node:crypto'
+import { Enricher, type BatchContext } from '../../lib/core/enrich/enrich'
+import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
+import { defaultResolver } from '../../lib/core/iglu/resolver-config'
+import { loadBatch } from '../../lib/core/search/loader'
+import { micro } from '../../lib/core/search/micro'
+import { count, search } from '../../lib/core/search/query'
+import { countDocuments, migrate, searchDb } from '../../lib/core/search/store'
+import { encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
+import { COLLECTOR_PAYLOAD_SCHEMA } from '../../lib/core/thrift/types'
+import { servePostgres } from '../../lib/local/postgres-server'
+import { openPglite } from '../../lib/local/search-store'
+import { startLocalStack } from '../../lib/local/stack'
+import { postgresClient } from '../../lib/runtime/postgres'
+
+const f = (n: number) => Math.round(n).toLocaleString('en')
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
+
+const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
+const enricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
+const PD = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4'
+const WEB_PAGE = 'iglu:com.snowplowanalytics.snowplow/web_page/jsonschema/1-0-0'
+const LINK_CLICK = 'iglu:com.snowplowanalytics.snowplow/link_click/jsonschema/1-0-1'
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+
+function event(i: number, now: number): Record<string, string> {
+  const common = {
+    tv: 'js-3.24.0', p: 'web', aid: ['shop', 'blog', 'app'][i % 3]!, eid: `c6ef3124-b53a-4b13-a233-${String(i).padStart(12, '0')}`, dtm: String(now - i * 3000),
+    duid: `85094061-f702-4b62-a46d-${String(i % 5000).padStart(12, '0')}`, url: `https://shop.example.com/products/${i % 500}`,
+    cx: b64({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [{ schema: WEB_PAGE, data: { id: `5e8ea7e6-4bd8-4a6b-9ff1-3a2c1d0e${String(1000 + (i % 9000)).padStart(4, '0')}` } }] }),
+  }
+  if (i % 3 === 0) return { ...common, e: 'pv', page: `Product ${i}` }
+  if (i % 3 === 1) return { ...common, e: 'ue', ue_px: b64({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: LINK_CLICK, data: { targetUrl: `https://example.com/${i}` } } }) }
+  return { ...common, e: 'se', se_ca: 'shop', se_ac: 'add-to-basket', se_la: `sku-${i}`, se_va: '19.99' }
+}
+
+async function enrichedLines(n: number, now: number): Promise<{ lines: string[]; cpuMs: number }> {
+  const batch: BatchContext = { etlTimestamp: now, newEventId: () => randomUUID() }
+  const lines: string[] = []
+  const t0 = process.cpuUsage()
+  for (let i = 0; i < n; i++) {
+    const rec = encodeCollectorPayload({
+      schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '203.0.113.9', timestamp: now - i * 3000, encoding: 'UTF-8', collector: 'floe-0.1.0-kinesis', userAgent: 'Mozilla/5.0',
+      path: '/com.snowplowanalytics.snowplow/tp2', body: JSON.stringify({ schema: PD, data: [event(i, now)] }), contentType: 'application/json; charset=utf-8', headers: [], hostname: 'collector.example.com',
+    })
+    const out = await enricher.enrichRecord(rec, batch)
+    for (const o of out.outputs) if (o.kind === 'good') lines.push((o as { tsv: string }).tsv)
+  }
+  const c = process.cpuUsage(t0)
+  return { lines, cpuMs: (c.user + c.system) / 1000 }
+}
+
+// (1) loader throughput vs enrich
+const now = Date.now()
+const N1 = 10_000
+const { lines, cpuMs } = await enrichedLines(N1, now)
+const enrichRate = (lines.length / cpuMs) * 1000
+const store = await openPglite()
+const server = await servePostgres(store.pg)
+const sql = postgresClient(server.url)
+const db = searchDb(sql, 'bench')
+await migrate(db)
+const BATCH = 500
+const t1 = performance.now()
+for (let i = 0; i < lines.length; i += BATCH) await loadBatch(db, 'good', lines.slice(i, i + BATCH).map((text, j) => ({ id: String(i + j), text })), now)
+const loadRate = (lines.length / (performance.now() - t1)) * 1000
+console.log(`(1) ${f(lines.length)} enriched events`)
+console.log(`    enrich:  ${f(enrichRate)} events/CPU-s (one core)`)
+console.log(`    loader:  ${f(loadRate)} events/s into the local store (batches of ${BATCH}, one transaction each, over the wire)`)
+console.log(`    ratio loader / enrich: ${(loadRate / enrichRate).toFixed(2)}  (target ≥ 1: ${loadRate >= enrichRate ? 'met' : 'NOT met'})`)
+
+// (2) queries over 200,000 events: the same lines with new ids and times spread over 7 days
+const N2 = 200_000
+const EID = 6 // event_id column
+const TSTAMP = 3 // collector_tstamp column
+const t2 = performance.now()
+for (let start = lines.length; start < N2; start += BATCH) {
+  const recs = []
+  for (let i = start; i < Math.min(N2, start + BATCH); i++) {
+    const cols = lines[i % lines.length]!.split('\t')
+    cols[EID] = `a0000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+    cols[TSTAMP] = new Date(now - Math.floor((i / N2) * 7 * 86_400_000)).toISOString().replace('T', ' ').replace('Z', '')
+    recs.push({ id: String(i), text: cols.join('\t') })
+  }
+  await loadBatch(db, 'good', recs, now)
+}
+console.log(`\n(2) ${f(await countDocuments(db, 'good'))} good events stored (filled in ${((performance.now() - t2) / 1000).toFixed(0)} s)`)
+const deps = { lookupSchema: async () => ({ ok: false as const, errors: [] }) }
+const queries: [string, () => Promise<unknown>][] = [
+  ['_count', () => count(db, 'good', { params: {} })],
+  ['_search app_id:shop AND event:unstruct, page of 50', () => search(db, 'good', { params: { q: 'app_id:shop AND event:unstruct', size: '50', sort: 'collector_tstamp:desc' } })],
+  ['date_histogram, last 24 h, 1 h buckets', () => search(db, 'good', { params: {}, body: { size: 0, query: { range: { collector_tstamp: { gte: 'now-24h' } } }, aggs: { h: { date_histogram: { field: 'collector_tstamp', fixed_interval: '1h' } } } } })],
+  ['/micro/good schema filter, limit 50', () => micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify({ schema: LINK_CLICK, limit: 50 }) }, deps)],
+]
+for (const [name, q] of queries) {
+  const r = (await q()) as { ok?: boolean; status?: number }
+  if (r.ok === false || (r.status !== undefined && r.status !== 200)) throw new Error(`${name}: ${JSON.stringify(r).slice(0, 300)}`)
+  for (let i = 0; i < 3; i++) await q()
+  const ms: number[] = []
+  for (let i = 0; i < 30; i++) {
+    const t = performance.now()
+    await q()
+    ms.push(performance.now() - t)
+  }
+  console.log(`    ${name.padEnd(52)} p50 ${pct(ms, 50).toFixed(1)} ms  p99 ${pct(ms, 99).toFixed(1)} ms  (target p50 < 100 ms: ${pct(ms, 50) < 100 ? 'met' : 'NOT met'})`)
+}
+await sql.close()
+await server.close()
+await store.close()
+
+// (3) send → visible on a running stack with npm start's trigger settings
+const stack = await startLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' }, namePrefix: `benchsearch${process.pid}` })
+try {
+  const url = new URL(stack.url)
+  const t = newTracker({ namespace: 'bench', appId: 'bench', encodeBase64: false }, { endpoint: url.hostname, port: Number(url.port), protocol: 'http', eventMethod: 'post', bufferSize: 1 })
+  const countNow = async () => ((await (await fetch(`${stack.url}/search-store/good/_count`)).json()) as { count: number }).count
+  const lat: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const before = await countNow()
+    const t0 = performance.now()
+    t.track(buildSelfDescribingEvent({ event: { schema: LINK_CLICK, data: { targetUrl: `https://example.com/${i}` } } }))
+    while ((await countNow()) <= before) await new Promise((r) => setTimeout(r, 20))
+    lat.push(performance.now() - t0)
+  }
+  console.log(`\n(3) tracker send → visible through _count, 20 events: p50 ${f(pct(lat, 50))} ms, p95 ${f(pct(lat, 95))} ms (target p95 < 2,000 ms: ${pct(lat, 95) < 2000 ? 'met' : 'NOT met'})`)
+} finally {
+  await stack.stop()
+}
