@@ -292,20 +292,19 @@ async function events(db: SearchDb, body: Record<string, unknown>) {
     if (body.timeRange.start !== undefined && body.timeRange.start !== null) where.push(`collector_tstamp >= ${p(time(body.timeRange.start, 'timeRange.start'))}::timestamptz`)
     if (body.timeRange.end !== undefined && body.timeRange.end !== null) where.push(`collector_tstamp < ${p(time(body.timeRange.end, 'timeRange.end'))}::timestamptz`)
   }
-  let order = 'collector_tstamp DESC'
+  let sorting: { column: string; desc: boolean } | undefined
   if (body.sorting !== undefined && body.sorting !== null) {
     const s = body.sorting
     if (!isObject(s) || typeof s.column !== 'string') throw new BadRequest('"sorting" must be {"column": "...", "desc": true|false}')
     if (s.column.includes('\u0000')) throw new BadRequest('"sorting" may not contain the NUL character')
-    const dir = s.desc === true ? 'DESC' : 'ASC'
-    order = `${TYPED_SORT[s.column] ?? `doc -> ${p(s.column)}`} ${dir} NULLS LAST`
+    sorting = { column: s.column, desc: s.desc === true }
   }
   const page = optionalInt(body, 'page', 1, 1_000_000) ?? 1
   const pageSize = optionalInt(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE
   const table = tablesOf(db).good
   const cond = where.length === 0 ? 'TRUE' : where.join(' AND ')
-  const countParams = [...params]
-  const total = Number((await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${table} WHERE ${cond}`, countParams)).rows[0]!.n)
+  const total = Number((await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${table} WHERE ${cond}`, [...params])).rows[0]!.n)
+  const order = sorting ? `${TYPED_SORT[sorting.column] ?? `doc -> ${p(sorting.column)}`} ${sorting.desc ? 'DESC' : 'ASC'} NULLS LAST` : 'collector_tstamp DESC'
   const r = await db.sql.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE ${cond} ORDER BY ${order}, id LIMIT ${p(pageSize)} OFFSET ${p((page - 1) * pageSize)}`, params)
   return { events: r.rows.map((x) => JSON.parse(x.doc) as unknown), totalPages: Math.ceil(total / pageSize), totalItems: total }
 }
