@@ -53,16 +53,17 @@ describe('floe start', () => {
       const keys = await archiveKeys(first.ep)
       return keys.length > 0 ? keys : undefined
     }, 'the archive loader to write the first record')
-    const checkpoints = await eventually(async () => {
-      const f = join(dataDir, 'checkpoints.json')
-      return existsSync(f) ? readFileSync(f, 'utf8') : undefined
-    }, 'a checkpoint')
     // The search store: a bad row on the bad stream is loaded, searchable, and kept across the kill.
     const badRow = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/generic_error/jsonschema/1-0-0', data: { processor: { artifact: 'probe', version: '1' }, failure: { timestamp: new Date().toISOString(), errors: ['kept across kill -9'] }, payload: 'x' } })
     await aws.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-bad', Records: [{ Data: Buffer.from(badRow), PartitionKey: 'a' }] }))
     const badCount = async (ep: EndpointsFile) => ((await (await fetch(`${ep.http}/search-store/bad/_count`)).json()) as { count: number }).count
     await eventually(async () => ((await badCount(first.ep)) === 1 ? true : undefined), 'the search loader to store the bad row')
     expect(first.proc.output()).toMatch(/search store\s+http:\/\/127\.0\.0\.1:\d+\/search-store/)
+    const checkpoints = await eventually(async () => {
+      const f = join(dataDir, 'checkpoints.json')
+      const text = existsSync(f) ? readFileSync(f, 'utf8') : ''
+      return text.includes('archive-raw') && text.includes('searchLoader-bad') ? text : undefined
+    }, 'the checkpoints of the archive and search loaders')
     const orphan = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
 
     first.proc.child.kill('SIGKILL')
