@@ -190,9 +190,10 @@ export const streamTriggers = [
   { function: 'archive', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 5 },
   { function: 'archive', stream: 'pii', batchSize: 500, maxBatchingWindowSeconds: 5 },
-  { function: 'searchLoader', stream: 'good', batchSize: 500 },
-  { function: 'searchLoader', stream: 'incomplete', batchSize: 500 },
-  { function: 'searchLoader', stream: 'bad', batchSize: 500 },
+  // the search store is where people watch events arrive: load at once, no batching window
+  { function: 'searchLoader', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 0 },
+  { function: 'searchLoader', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 0 },
+  { function: 'searchLoader', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 0 },
   // Enrich: batch size and starting position come from its configuration (input.retrievalMode.maxRecords, input.initialPosition).
   {
     function: 'enrich',

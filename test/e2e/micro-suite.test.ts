@@ -32,8 +32,8 @@ afterAll(async () => {
 
 // --- what a Micro user's helper file looks like -----------------------------
 
-const microGet = async (path: string) => (await fetch(`${base}/micro/${path}`)).json()
-const microPost = async (path: string, body: unknown) => (await fetch(`${base}/micro/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+const microGet = async (path: string): Promise<any> => (await fetch(`${base}/micro/${path}`)).json()
+const microPost = async (path: string, body: unknown): Promise<any> => (await fetch(`${base}/micro/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
 const reset = async () => expect(await (await fetch(`${base}/micro/reset`)).text()).toBe('Reset completed')
 /** Waits until Micro has seen `good` good and `bad` bad events. */
 const waitForEvents = async (good: number, bad = 0) => {

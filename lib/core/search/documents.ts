@@ -7,7 +7,30 @@
  * from the document are the ones searches filter and sort on.
  */
 import { createHash } from 'node:crypto'
+import { FIELD_KINDS, FIELDS } from '../enrich/fields'
 import { tryShred } from '../enrich/shred'
+
+/** The atomic fields of the shredded JSON, in order (the self-describing columns are shredded into other keys). */
+const ATOMIC: readonly string[] = FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json')
+
+/** A shredded event without its null fields: most of the 128 atomic fields are empty, and a quarter of the size loads four times faster. */
+export function withoutNulls(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k in doc) if (doc[k] !== null) out[k] = doc[k]
+  return out
+}
+
+/** The stored document as the analytics SDKs shred it: every atomic field, null when empty, in order, then the rest. */
+export function withNulls(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of ATOMIC) out[k] = doc[k] ?? null
+  for (const k in doc) if (!(k in out)) out[k] = doc[k]
+  return out
+}
+
+/** Whether a field is one of the enriched event's atomic fields. */
+export const isAtomicField = (name: string): boolean => ATOMIC_SET.has(name)
+const ATOMIC_SET = new Set(ATOMIC)
 
 export interface GoodDocument {
   readonly id: string
@@ -21,6 +44,7 @@ export interface GoodDocument {
   readonly schema: string | null
   /** A failed event (from `incomplete`), stored with the good ones and flagged. */
   readonly failed: boolean
+  /** The shredded event without its null fields (`withNulls` restores them). */
   readonly doc: Record<string, unknown>
   /** The enriched TSV line itself (the Micro API's non-lossy event is read from it). */
   readonly line: string
@@ -54,7 +78,7 @@ export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument
   const [v, n, f, ver] = [str(j.event_vendor), str(j.event_name), str(j.event_format), str(j.event_version)]
   return {
     ok: true,
-    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: j, line: text },
+    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: withoutNulls(j), line: text },
   }
 }
 

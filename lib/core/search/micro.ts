@@ -10,6 +10,7 @@
  * stored); a bad row's `collectorPayload` is null.
  */
 import { FIELD_KINDS, FIELDS, F } from '../enrich/fields'
+import { isAtomicField, withNulls } from './documents'
 import { parseDate } from './query'
 import { Refusal } from './query-tree'
 import { deleteIndex, tablesOf, type SearchDb } from './store'
@@ -306,12 +307,14 @@ async function events(db: SearchDb, body: Record<string, unknown>) {
   const total = Number((await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${table} WHERE ${cond}`, [...params])).rows[0]!.n)
   const order = sorting ? `${TYPED_SORT[sorting.column] ?? `doc -> ${p(sorting.column)}`} ${sorting.desc ? 'DESC' : 'ASC'} NULLS LAST` : 'collector_tstamp DESC'
   const r = await db.sql.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE ${cond} ORDER BY ${order}, id LIMIT ${p(pageSize)} OFFSET ${p((page - 1) * pageSize)}`, params)
-  return { events: r.rows.map((x) => JSON.parse(x.doc) as unknown), totalPages: Math.ceil(total / pageSize), totalItems: total }
+  return { events: r.rows.map((x) => withNulls(JSON.parse(x.doc) as Record<string, unknown>)), totalPages: Math.ceil(total / pageSize), totalItems: total }
 }
 
 async function columns(db: SearchDb) {
   const r = await db.sql.query<{ k: string }>(`SELECT DISTINCT k FROM ${tablesOf(db).good} AS t CROSS JOIN LATERAL jsonb_object_keys(t.doc) AS k`)
-  return r.rows.map((x) => x.k).sort()
+  if (r.rows.length === 0) return []
+  // null fields are not stored, and every event has every atomic field
+  return [...new Set([...FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json'), ...r.rows.map((x) => x.k)])].sort()
 }
 
 async function columnStats(db: SearchDb, body: Record<string, unknown>) {
@@ -320,7 +323,8 @@ async function columnStats(db: SearchDb, body: Record<string, unknown>) {
   const out: Record<string, { sortable: boolean; filterable: boolean; values?: unknown[] }> = {}
   for (const c of cols) {
     const kinds = await db.sql.query<{ scalar: boolean | null }>(`SELECT bool_and(jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean')) AS scalar FROM ${table} WHERE jsonb_typeof(doc -> $1) <> 'null'`, [c])
-    const scalar = kinds.rows[0]?.scalar === true
+    // an atomic field that is null in every event (not stored) is still a sortable, filterable column
+    const scalar = kinds.rows[0]?.scalar === true || ((kinds.rows[0]?.scalar ?? null) === null && isAtomicField(c))
     const entry: { sortable: boolean; filterable: boolean; values?: unknown[] } = { sortable: scalar, filterable: scalar }
     if (scalar) {
       const vals = await db.sql.query<{ v: string }>(`SELECT DISTINCT doc ->> $1 AS v FROM ${table} WHERE jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean') LIMIT 21`, [c])

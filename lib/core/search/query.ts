@@ -17,6 +17,7 @@
  *   keyword analyser everywhere); results are not scored (`_score` is null)
  *   and, unless sorted otherwise, come newest first.
  */
+import { withNulls } from './documents'
 import { parseDsl } from './dsl'
 import { parseQueryString } from './lucene'
 import { esErrorBody, Refusal, refuse, type Bound, type EsError, type EsResult, type Query } from './query-tree'
@@ -713,7 +714,8 @@ export function search(db: SearchDb, index: SearchIndex, req: SearchRequest, opt
         st.params,
       )
       hits = r.rows.map((row) => {
-        const doc = JSON.parse(String(row.doc)) as Record<string, unknown>
+        const stored = JSON.parse(String(row.doc)) as Record<string, unknown>
+        const doc = index === 'good' ? withNulls(stored) : stored
         const hit: SearchHit = { _index: index, _type: '_doc', _id: String(row.id), _score: null }
         const withSource = source === false ? hit : { ...hit, _source: filterSource(doc, source) }
         if (sort === undefined || sort.length === 0) return withSource

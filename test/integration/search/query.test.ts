@@ -7,7 +7,7 @@
  * strings are values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { goodDocument } from '../../../lib/core/search/documents'
+import { goodDocument, withNulls } from '../../../lib/core/search/documents'
 import { loadBatch } from '../../../lib/core/search/loader'
 import { count, search, type SearchRequest } from '../../../lib/core/search/query'
 import { type SearchDb } from '../../../lib/core/search/store'
@@ -42,7 +42,7 @@ beforeAll(async () => {
     const good = o.outputs.find((x) => x.kind === 'good') as { tsv: string } | undefined
     if (!good) throw new Error(`event ${i} did not enrich: ${JSON.stringify(o.outputs)}`)
     lines.push(good.tsv)
-    docs.push((goodDocument(good.tsv, false) as { ok: true; value: { doc: Doc } }).value.doc)
+    docs.push(withNulls((goodDocument(good.tsv, false) as { ok: true; value: { doc: Doc } }).value.doc))
   }
   const r = await loadBatch(db, 'good', lines.map((text, i) => ({ id: String(i), text })), NOW)
   expect(r).toMatchObject({ loaded: N })
