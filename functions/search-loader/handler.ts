@@ -7,6 +7,7 @@ import { streamKeyOf } from '../../lib/runtime/resources'
 import { retentionDays } from '../../lib/core/search/settings'
 
 const PURGE_EVERY_MS = 3_600_000
+const debug = /^debug$/i.test(process.env.FLOE_LOG_LEVEL ?? '')
 let lastPurge = 0
 
 /**
@@ -27,7 +28,7 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
     const db = await database('search')
     const out = await loadBatch(db, stream as LoaderStream, records, now)
     for (const r of out.rejected) console.error(JSON.stringify({ level: 'warn', msg: 'record not loaded', stream, sequenceNumber: r.id, error: r.error, sample: r.sample }))
-    console.log(JSON.stringify({ level: 'info', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))
+    if (debug) console.log(JSON.stringify({ level: 'debug', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))
     if (now - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = now
       const gone = await purgeOlderThan(db, retentionDays(process.env), now)

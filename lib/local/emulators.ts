@@ -207,14 +207,19 @@ async function startKinesalite(opts: EmulatorOptions, host: string) {
 
 /** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */
 async function startPostgres(opts: EmulatorOptions, host: string) {
-  const { openPglite } = await import('./search-store')
+  const { openPglite, startAutovacuum } = await import('./search-store')
   const { servePostgres } = await import('./postgres-server')
+  const { postgresClient } = await import('../runtime/postgres')
   const store = await openPglite(opts.dataDir ? join(opts.dataDir, 'search') : undefined)
   try {
     const server = await servePostgres(store.pg, { host })
+    const maintenance = postgresClient(server.url)
+    const autovacuum = startAutovacuum(maintenance, { log: (line) => console.error(line) })
     return {
       endpoint: server.url,
       async stop() {
+        await autovacuum.stop()
+        await maintenance.close()
         await server.close()
         await store.close()
       },

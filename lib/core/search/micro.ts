@@ -238,7 +238,7 @@ async function good(db: SearchDb, body: Record<string, unknown>) {
   }
   const lim = limit !== undefined && contexts.length === 0 ? ` LIMIT ${p(limit)}` : ''
   const r = await db.sql.query<GoodRow>(
-    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, loaded_at DESC, id${lim}`,
+    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, id${lim}`,
     params,
   )
   let events = r.rows.map(goodEvent)
@@ -254,7 +254,7 @@ async function bad(db: SearchDb, body: Record<string, unknown>) {
   const params: unknown[] = []
   const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
   if (lim) params.push(limit)
-  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, loaded_at DESC, id${lim}`, params)
+  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, id${lim}`, params)
   let events = r.rows.map((row) => {
     const parsed = JSON.parse(row.line) as Record<string, unknown>
     return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed, row.line) }

@@ -222,6 +222,15 @@ export function likePattern(pattern: string, wild: readonly boolean[]): string {
   return out
 }
 
+/**
+ * A test on a nullable column that is false, never null, where the column is
+ * null (so `NOT` keeps those rows), written as plain conjuncts the planner
+ * can match to indexes and statistics. The time columns and id are never null.
+ */
+function known(col: Column, test: string): string {
+  return col.column === 'id' ? test : `(${col.column} IS NOT NULL AND ${test})`
+}
+
 function condition(q: Query, st: Statement, now: number): string {
   switch (q.kind) {
     case 'all':
@@ -243,8 +252,8 @@ function condition(q: Query, st: Statement, now: number): string {
     }
     case 'eq': {
       const col = q.field === '*' ? undefined : st.column(q.field)
-      if (col?.type === 'time') return `COALESCE(${col.column} IN (${q.values.map((v) => `${st.p(iso(parseDate(typeof v === 'boolean' ? String(v) : v, now, false)))}::timestamptz`).join(', ')}), false)`
-      if (col) return `COALESCE(${col.column} IN (${q.values.map((v) => st.p(String(v))).join(', ')}), false)`
+      if (col?.type === 'time') return `${col.column} IN (${q.values.map((v) => `${st.p(iso(parseDate(typeof v === 'boolean' ? String(v) : v, now, false)))}::timestamptz`).join(', ')})`
+      if (col) return known(col, `${col.column} IN (${q.values.map((v) => st.p(String(v))).join(', ')})`)
       const vars: Record<string, unknown> = {}
       const tests: string[] = []
       for (const v of q.values) {
@@ -263,7 +272,7 @@ function condition(q: Query, st: Statement, now: number): string {
     }
     case 'prefix': {
       const col = q.field === '*' ? undefined : st.column(q.field)
-      if (col?.type === 'text') return q.caseInsensitive ? `COALESCE(starts_with(lower(${col.column}), lower(${st.p(q.value)})), false)` : `COALESCE(starts_with(${col.column}, ${st.p(q.value)}), false)`
+      if (col?.type === 'text') return known(col, q.caseInsensitive ? `starts_with(lower(${col.column}), lower(${st.p(q.value)}))` : `starts_with(${col.column}, ${st.p(q.value)})`)
       const like = `${likePattern(q.value, [])}%`
       if (q.caseInsensitive || col) return st.pathLike(q.field, like, q.caseInsensitive === true)
       return st.pathExists(q.field, '@ starts with $p', { p: q.value })
@@ -271,7 +280,7 @@ function condition(q: Query, st: Statement, now: number): string {
     case 'wildcard': {
       const col = q.field === '*' ? undefined : st.column(q.field)
       const like = likePattern(q.pattern, q.wild)
-      if (col?.type === 'text') return `COALESCE(${col.column} ${q.caseInsensitive ? 'ILIKE' : 'LIKE'} ${st.p(like)}, false)`
+      if (col?.type === 'text') return known(col, `${col.column} ${q.caseInsensitive ? 'ILIKE' : 'LIKE'} ${st.p(like)}`)
       return st.pathLike(q.field, like, q.caseInsensitive === true)
     }
     case 'range': {
@@ -282,7 +291,7 @@ function condition(q: Query, st: Statement, now: number): string {
       const col = st.column(q.field)
       if (st.isDate(q.field)) {
         const at = (k: (typeof bounds)[number]) => iso(parseDate(q[k]!, now, k === 'gt' || k === 'lte'))
-        if (col) return `COALESCE(${bounds.map((k) => `${col.column} ${op[k]} ${st.p(at(k))}::timestamptz`).join(' AND ')}, false)`
+        if (col) return bounds.map((k) => `${col.column} ${op[k]} ${st.p(at(k))}::timestamptz`).join(' AND ')
         const vars = Object.fromEntries(bounds.map((k) => [k, at(k)]))
         return st.pathExists(q.field, bounds.map((k) => `@.datetime() ${op[k]} $${k}.datetime()`).join(' && '), vars)
       }
@@ -704,7 +713,9 @@ export function search(db: SearchDb, index: SearchIndex, req: SearchRequest, opt
       for (const k of sort ?? []) {
         const col = k.field === '_doc' ? { column: 'id', type: 'text' as const } : st.column(k.field)
         const expr = col ? col.column : `jsonb_path_query_first(doc, ${st.p(jsonPath(k.field, ''))}::jsonpath, '{}'::jsonb, true)`
-        order.push(`${expr} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`)
+        // the time columns and id are never null: no NULLS clause, so their indexes serve the order
+        const notNull = col !== undefined && (col.type === 'time' || col.column === 'id')
+        order.push(`${expr} ${k.desc ? 'DESC' : 'ASC'}${notNull ? '' : ' NULLS LAST'}`)
         sortValues.push(col?.type === 'time' ? `(extract(epoch FROM ${col.column}) * 1000)::float8` : col ? col.column : `(${expr})::text`)
       }
       if (sort === undefined) order.push(`${TIME_COLUMNS[index]} DESC`)

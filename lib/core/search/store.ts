@@ -67,11 +67,9 @@ export const MIGRATIONS: readonly { readonly version: number; readonly statement
         line text NOT NULL,
         loaded_at timestamptz NOT NULL DEFAULT now()
       )`,
-      `CREATE INDEX good_events_collector_tstamp ON ${t.good} (collector_tstamp DESC)`,
+      `CREATE INDEX good_events_collector_tstamp ON ${t.good} (collector_tstamp DESC, id)`,
       `CREATE INDEX good_events_event_type ON ${t.good} (event_type)`,
-      `CREATE INDEX good_events_event_name ON ${t.good} (event_name)`,
       `CREATE INDEX good_events_schema_uri ON ${t.good} (schema_uri)`,
-      `CREATE INDEX good_events_app_id ON ${t.good} (app_id)`,
       `CREATE TABLE ${t.bad} (
         id text PRIMARY KEY,
         failure_timestamp timestamptz NOT NULL,
@@ -80,7 +78,7 @@ export const MIGRATIONS: readonly { readonly version: number; readonly statement
         line text NOT NULL,
         loaded_at timestamptz NOT NULL DEFAULT now()
       )`,
-      `CREATE INDEX bad_rows_failure_timestamp ON ${t.bad} (failure_timestamp DESC)`,
+      `CREATE INDEX bad_rows_failure_timestamp ON ${t.bad} (failure_timestamp DESC, id)`,
       `CREATE INDEX bad_rows_failure_type ON ${t.bad} (failure_type)`,
     ],
   },

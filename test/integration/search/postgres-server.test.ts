@@ -2,13 +2,14 @@
  * PGlite over the wire: `pg` clients on separate connections run
  * parameterised statements and transactions at the same time without their
  * exchanges interleaving, a client that disconnects mid-transaction has it
- * rolled back, and the search store works through it in its own schema.
+ * rolled back, the search store works through it in its own schema, and the
+ * maintenance PGlite lacks (autovacuum) runs on PostgreSQL's thresholds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { countDocuments, migrate, schemaForPrefix, searchDb } from '../../../lib/core/search/store'
 import { loadBatch } from '../../../lib/core/search/loader'
-import { openPglite } from '../../../lib/local/search-store'
+import { needsVacuum, openPglite, startAutovacuum } from '../../../lib/local/search-store'
 import { servePostgres, type PostgresServer } from '../../../lib/local/postgres-server'
 import { postgresClient } from '../../../lib/runtime/postgres'
 import { batch, enricher, payload } from '../../unit/enrich/helpers'
@@ -81,6 +82,35 @@ describe('PGlite over the wire', () => {
       expect(await countDocuments(a, 'good')).toBe(1)
       expect(await countDocuments(b, 'good')).toBe(0)
     } finally {
+      await sql.close()
+    }
+  })
+
+  it('vacuums and analyses a table once enough has changed, as autovacuum would, taking its turn with the other sessions', async () => {
+    expect(needsVacuum({ schema: 's', table: 't', live: 0, dead: 0, insertedSinceVacuum: 1001, modifiedSinceAnalyze: 0 })).toBe(true)
+    expect(needsVacuum({ schema: 's', table: 't', live: 100_000, dead: 100, insertedSinceVacuum: 2000, modifiedSinceAnalyze: 5000 })).toBe(false)
+    expect(needsVacuum({ schema: 's', table: 't', live: 100_000, dead: 0, insertedSinceVacuum: 0, modifiedSinceAnalyze: 10_051 })).toBe(true)
+    const sql = postgresClient(server.url)
+    const maintenance = postgresClient(server.url)
+    const auto = startAutovacuum(maintenance, { intervalMs: 3_600_000 })
+    try {
+      const db = searchDb(sql, 'vacuumed')
+      await migrate(db)
+      await sql.query('CREATE TABLE vacuumed.filler (n int)')
+      let during!: Promise<string[]>
+      const n = await sql.transaction(async (tx) => {
+        await tx.query('INSERT INTO vacuumed.filler SELECT generate_series(1, 2000)')
+        during = auto.runOnce() // started inside the transaction: waits for its end
+        return (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM vacuumed.filler')).rows[0]!.n
+      })
+      expect(n).toBe(2000)
+      expect(await during).toContain('"vacuumed"."filler"')
+      const stats = await sql.query<{ analyzed: boolean }>("SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE schemaname = 'vacuumed' AND relname = 'filler'")
+      expect(stats.rows[0]!.analyzed).toBe(true)
+      expect(await auto.runOnce()).not.toContain('"vacuumed"."filler"')
+    } finally {
+      await auto.stop()
+      await maintenance.close()
       await sql.close()
     }
   })

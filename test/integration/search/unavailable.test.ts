@@ -1,0 +1,75 @@
+/**
+ * A search store that cannot answer (PostgreSQL refusing connections locally,
+ * Aurora resuming from a pause on AWS) is a 503 with Retry-After from the
+ * search function, never a 500; the next request tries again.
+ */
+import { RDSDataClient } from '@aws-sdk/client-rds-data'
+import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rdsDataClient } from '../../../lib/aws/rds-data'
+import { searchApi } from '../../../lib/core/search/api'
+import { migrate, searchDb, type SearchDb } from '../../../lib/core/search/store'
+import { httpLambda } from '../../../lib/http/lambda'
+import { openPglite } from '../../../lib/local/search-store'
+import { postgresClient } from '../../../lib/runtime/postgres'
+import { startRdsDataServer, type RdsDataServer } from '../../support/rds-data-server'
+
+const event = (path: string): APIGatewayProxyEventV2 =>
+  ({
+    version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', headers: {}, isBase64Encoded: false,
+    requestContext: { http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' }, timeEpoch: Date.now(), requestId: 'r', routeKey: '$default', stage: '$default' },
+  }) as unknown as APIGatewayProxyEventV2
+
+const handlerOver = (db: () => Promise<SearchDb>) =>
+  httpLambda(searchApi({ db, version: 'test', lookupSchema: async () => ({ ok: false, errors: [] }) })) as unknown as (e: APIGatewayProxyEventV2) => Promise<{ statusCode: number; headers?: Record<string, string>; body?: string }>
+
+async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const port = (s.address() as { port: number }).port
+  await new Promise((r) => s.close(r))
+  return port
+}
+
+let store: Awaited<ReturnType<typeof openPglite>>
+let server: RdsDataServer
+let client: RDSDataClient
+beforeAll(async () => {
+  store = await openPglite()
+  server = await startRdsDataServer(store.pg)
+  client = new RDSDataClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 })
+})
+afterAll(async () => {
+  client?.destroy()
+  await server?.close()
+  await store?.close()
+})
+
+describe('the search function when the store cannot answer', () => {
+  it('PostgreSQL refusing connections: 503 with Retry-After on every route', async () => {
+    const sql = postgresClient(`postgres://postgres@127.0.0.1:${await freePort()}/postgres`)
+    const handler = handlerOver(async () => searchDb(sql))
+    for (const path of ['/search-store', '/search-store/good/_count', '/micro/all']) {
+      const r = await handler(event(path))
+      expect(r.statusCode, path).toBe(503)
+      expect(r.headers?.['retry-after']).toBe('5')
+      expect(JSON.parse(r.body!).message).toMatch(/unavailable.*ECONNREFUSED/)
+    }
+    await sql.close()
+  })
+
+  it('Aurora resuming from a pause: 503 while it resumes, 200 once it has', async () => {
+    const target = { resourceArn: 'arn:aws:rds:us-east-1:000000000000:cluster:floe', secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:floe', database: 'floe' }
+    const db = searchDb(rdsDataClient(target, client, { resumeWaitMs: 0 }), 'paused')
+    await migrate(db)
+    const handler = handlerOver(async () => db)
+    server.resumeFor(1)
+    const during = await handler(event('/search-store/good/_count'))
+    expect(during.statusCode).toBe(503)
+    expect(JSON.parse(during.body!).message).toMatch(/resum/i)
+    const after = await handler(event('/search-store/good/_count'))
+    expect(after.statusCode).toBe(200)
+    expect(JSON.parse(after.body!).count).toBe(0)
+  })
+})
