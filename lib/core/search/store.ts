@@ -70,6 +70,7 @@ export const MIGRATIONS: readonly { readonly version: number; readonly statement
       `CREATE INDEX good_events_collector_tstamp ON ${t.good} (collector_tstamp DESC, id)`,
       `CREATE INDEX good_events_event_type ON ${t.good} (event_type)`,
       `CREATE INDEX good_events_schema_uri ON ${t.good} (schema_uri)`,
+      `CREATE INDEX good_events_app_id ON ${t.good} (app_id)`,
       `CREATE TABLE ${t.bad} (
         id text PRIMARY KEY,
         failure_timestamp timestamptz NOT NULL,
