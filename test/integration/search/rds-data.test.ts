@@ -5,32 +5,18 @@
  * the answers are the same; transactions commit and roll back; a paused
  * cluster that is resuming is waited for.
  */
-import { RDSDataClient } from '@aws-sdk/client-rds-data'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { dataApiParameter, namedPlaceholders, rdsDataClient } from '../../../lib/aws/rds-data'
 import { loadBatch } from '../../../lib/core/search/loader'
 import { count, search } from '../../../lib/core/search/query'
 import { micro } from '../../../lib/core/search/micro'
 import { countDocuments, deleteIndex, migrate, purgeOlderThan, searchDb, type SearchDb, type SqlClient } from '../../../lib/core/search/store'
-import { openPglite, pgliteClient } from '../../../lib/local/search-store'
-import { startRdsDataServer, type RdsDataServer } from '../../support/rds-data-server'
+import { pgliteClient } from '../../../lib/local/search-store'
+import { DATA_API_TARGET, useRdsDataApi } from '../../support/rds-data-server'
 import { batch, enricher, payload } from '../../unit/enrich/helpers'
 
-let store: Awaited<ReturnType<typeof openPglite>>
-let server: RdsDataServer
-let client: RDSDataClient
-beforeAll(async () => {
-  store = await openPglite()
-  server = await startRdsDataServer(store.pg)
-  client = new RDSDataClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 })
-})
-afterAll(async () => {
-  client?.destroy()
-  await server?.close()
-  await store?.close()
-})
-
-const target = { resourceArn: 'arn:aws:rds:us-east-1:000000000000:cluster:floe', secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:floe', database: 'floe' }
+const api = useRdsDataApi()
+const target = DATA_API_TARGET
 
 /** A SQL client that records what it runs. */
 function recording(inner: SqlClient, log: string[]): SqlClient {
@@ -78,10 +64,10 @@ async function scenario(db: SearchDb): Promise<unknown[]> {
 describe('the search store over the RDS Data API', () => {
   it('sends the statements PGlite runs, with :name placeholders and typed values, and gets the same answers', async () => {
     const local: string[] = []
-    const viaPglite = await scenario(searchDb(recording(pgliteClient(store.pg), local), 'direct'))
-    const start = server.statements.length
-    const viaDataApi = await scenario(searchDb(rdsDataClient(target, client), 'dataapi'))
-    const sent = server.statements.slice(start)
+    const viaPglite = await scenario(searchDb(recording(pgliteClient(api.current.pg), local), 'direct'))
+    const start = api.current.server.statements.length
+    const viaDataApi = await scenario(searchDb(rdsDataClient(target, api.current.client), 'dataapi'))
+    const sent = api.current.server.statements.slice(start)
     const norm = (sql: string) => sql.replaceAll('"direct"', '"S"').replaceAll('"dataapi"', '"S"')
     expect(sent.map(norm)).toEqual(local.map((s) => norm(namedPlaceholders(s))))
     expect(sent.length).toBeGreaterThan(10)
@@ -89,7 +75,7 @@ describe('the search store over the RDS Data API', () => {
   })
 
   it('rolls a failed transaction back', async () => {
-    const db = searchDb(rdsDataClient(target, client), 'rollback')
+    const db = searchDb(rdsDataClient(target, api.current.client), 'rollback')
     await migrate(db)
     await expect(
       db.sql.transaction(async (tx) => {
@@ -101,11 +87,11 @@ describe('the search store over the RDS Data API', () => {
   })
 
   it('waits for a paused cluster to resume, and gives up after its limit', async () => {
-    const db = searchDb(rdsDataClient(target, client, { resumeWaitMs: 10_000 }), 'resume')
-    server.resumeFor(2)
+    const db = searchDb(rdsDataClient(target, api.current.client, { resumeWaitMs: 10_000 }), 'resume')
+    api.current.server.resumeFor(2)
     expect(await migrate(db)).toEqual([1])
-    const impatient = searchDb(rdsDataClient(target, client, { resumeWaitMs: 0 }), 'resume')
-    server.resumeFor(1)
+    const impatient = searchDb(rdsDataClient(target, api.current.client, { resumeWaitMs: 0 }), 'resume')
+    api.current.server.resumeFor(1)
     await expect(countDocuments(impatient, 'good')).rejects.toMatchObject({ name: 'DatabaseResumingException' })
   })
 

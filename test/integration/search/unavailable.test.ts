@@ -3,17 +3,15 @@
  * Aurora resuming from a pause on AWS) is a 503 with Retry-After from the
  * search function, never a 500; the next request tries again.
  */
-import { RDSDataClient } from '@aws-sdk/client-rds-data'
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { createServer } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { rdsDataClient } from '../../../lib/aws/rds-data'
 import { searchApi } from '../../../lib/core/search/api'
 import { migrate, searchDb, type SearchDb } from '../../../lib/core/search/store'
 import { httpLambda } from '../../../lib/http/lambda'
-import { openPglite } from '../../../lib/local/search-store'
 import { postgresClient } from '../../../lib/runtime/postgres'
-import { startRdsDataServer, type RdsDataServer } from '../../support/rds-data-server'
+import { DATA_API_TARGET, useRdsDataApi } from '../../support/rds-data-server'
 
 const event = (path: string): APIGatewayProxyEventV2 =>
   ({
@@ -32,19 +30,7 @@ async function freePort(): Promise<number> {
   return port
 }
 
-let store: Awaited<ReturnType<typeof openPglite>>
-let server: RdsDataServer
-let client: RDSDataClient
-beforeAll(async () => {
-  store = await openPglite()
-  server = await startRdsDataServer(store.pg)
-  client = new RDSDataClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 })
-})
-afterAll(async () => {
-  client?.destroy()
-  await server?.close()
-  await store?.close()
-})
+const api = useRdsDataApi()
 
 describe('the search function when the store cannot answer', () => {
   it('PostgreSQL refusing connections: 503 with Retry-After on every route', async () => {
@@ -60,11 +46,10 @@ describe('the search function when the store cannot answer', () => {
   })
 
   it('Aurora resuming from a pause: 503 while it resumes, 200 once it has', async () => {
-    const target = { resourceArn: 'arn:aws:rds:us-east-1:000000000000:cluster:floe', secretArn: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:floe', database: 'floe' }
-    const db = searchDb(rdsDataClient(target, client, { resumeWaitMs: 0 }), 'paused')
+    const db = searchDb(rdsDataClient(DATA_API_TARGET, api.current.client, { resumeWaitMs: 0 }), 'paused')
     await migrate(db)
     const handler = handlerOver(async () => db)
-    server.resumeFor(1)
+    api.current.server.resumeFor(1)
     const during = await handler(event('/search-store/good/_count'))
     expect(during.statusCode).toBe(503)
     expect(JSON.parse(during.body!).message).toMatch(/resum/i)
