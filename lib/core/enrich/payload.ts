@@ -5,6 +5,7 @@
  * (collector_payload_format_violation messages).
  */
 import { gunzipSync } from 'node:zlib'
+import { Decompress as ZstdStream } from 'fzstd'
 import { decodeCollectorPayload, type DecodedCollectorPayload } from '../thrift/collector-payload'
 import { parseIgluUri } from '../iglu/keys'
 import { isUuid } from './convert'
@@ -194,19 +195,88 @@ export type Unpacked =
   | { ok: false; kind: 'format'; message: string }
   | { ok: false; kind: 'size'; actual: number }
 
+/** The most a compressed record may decompress to (a stream record is at most 1 MB compressed). */
+export const MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
+
 /**
- * A compressed record: decompressed (gzip; zstd is not available in this
- * runtime and is reported as unsupported), header bytes `1, 1`, then
+ * zstd-decompresses `bytes` (every frame), in small steps so that the
+ * output is counted as it grows: a record that would decompress beyond
+ * `max` stops there (undefined) instead of exhausting memory. Corrupt input throws.
+ */
+export function zstdDecompress(bytes: Uint8Array, max = MAX_DECOMPRESSED_BYTES): Buffer | undefined {
+  // a frame that declares more than `max` is refused before the decoder allocates it
+  const declared = zstdDeclaredSizes(bytes)
+  if (declared === 'corrupt') throw new Error('corrupt zstd frame')
+  if (declared.some((n) => n > max)) return undefined
+  const chunks: Uint8Array[] = []
+  let total = 0
+  let over = false
+  const stream = new ZstdStream((data) => {
+    total += data.length
+    if (total > max) over = true
+    else chunks.push(Uint8Array.from(data)) // the decoder reuses its window
+  })
+  // at most 1 KB of input per step: even RLE blocks (4 bytes for up to 128 KB each) give at most 32 MB per step
+  const STEP = 1024
+  for (let i = 0; i < bytes.length && !over; i += STEP) stream.push(bytes.subarray(i, Math.min(bytes.length, i + STEP)), i + STEP >= bytes.length)
+  if (bytes.length === 0) stream.push(bytes, true)
+  return over ? undefined : Buffer.concat(chunks)
+}
+
+/**
+ * The content sizes the zstd frames of `bytes` declare (frames that do not
+ * declare one are left out), read from the frame headers while walking the
+ * blocks; 'corrupt' when the framing does not hold together. Skippable
+ * frames are skipped.
+ */
+export function zstdDeclaredSizes(bytes: Uint8Array): number[] | 'corrupt' {
+  const sizes: number[] = []
+  const u32 = (at: number) => (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16)) + bytes[at + 3]! * 2 ** 24
+  let pos = 0
+  while (pos < bytes.length) {
+    if (pos + 8 <= bytes.length && (u32(pos) & 0xfffffff0) >>> 0 === 0x184d2a50) {
+      pos += 8 + u32(pos + 4) // skippable frame
+      continue
+    }
+    if (pos + 5 > bytes.length || u32(pos) !== 0xfd2fb528) return 'corrupt'
+    const fhd = bytes[pos + 4]!
+    const single = (fhd >> 5) & 1
+    const fcsBytes = [single, 2, 4, 8][fhd >> 6]!
+    pos += 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3]!
+    if (pos + fcsBytes > bytes.length) return 'corrupt'
+    if (fcsBytes > 0) {
+      let n = 0
+      for (let i = fcsBytes - 1; i >= 0; i--) n = n * 256 + bytes[pos + i]!
+      sizes.push(fcsBytes === 2 ? n + 256 : n)
+    }
+    pos += fcsBytes
+    for (;;) {
+      if (pos + 3 > bytes.length) return 'corrupt'
+      const h = bytes[pos]! | (bytes[pos + 1]! << 8) | (bytes[pos + 2]! << 16)
+      const type = (h >> 1) & 3
+      if (type === 3) return 'corrupt'
+      pos += 3 + (type === 1 ? 1 : h >>> 3)
+      if (h & 1) break
+    }
+    if ((fhd >> 2) & 1) pos += 4 // content checksum
+    if (pos > bytes.length) return 'corrupt'
+  }
+  return sizes
+}
+
+/**
+ * A compressed record (gzip or zstd, as Snowplow's collectors and enrich
+ * write them): decompressed, header bytes `1, 1`, then
  * `[i32 length][Thrift payload]` until the end.
  */
 export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000): Unpacked {
-  if (kind === 'zstd') return { ok: false, kind: 'format', message: 'zstd compressed records are not supported by this deployment' }
-  let data: Buffer
+  let data: Buffer | undefined
   try {
-    data = gunzipSync(bytes, { maxOutputLength: 512 * 1024 * 1024 })
+    data = kind === 'gzip' ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : zstdDecompress(bytes)
   } catch {
     return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
   }
+  if (data === undefined) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
   if (data.length < 2) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
   if (data[0] !== 1 || data[1] !== 1) return { ok: false, kind: 'format', message: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
   const payloads: Uint8Array[] = []

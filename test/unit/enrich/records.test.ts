@@ -3,9 +3,11 @@
  * outputs when schema lookups answer asynchronously (a fresh resolver) or
  * synchronously (everything cached).
  */
+import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { Enricher, type RecordOutcome } from '../../../lib/core/enrich/enrich'
+import { MAX_DECOMPRESSED_BYTES, zstdDeclaredSizes, zstdDecompress } from '../../../lib/core/enrich/payload'
 import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
 import { defaultResolver, defaultResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
 import { badRows, batch, columns, payload, tp2 } from './helpers'
@@ -30,6 +32,28 @@ function compressed(payloads: Uint8Array[], header = [1, 1]): Buffer {
     parts.push(len, Buffer.from(p))
   }
   return gzipSync(Buffer.concat(parts))
+}
+
+/** A zstd frame of raw (stored) blocks, as a zstd encoder may write incompressible data; or of RLE blocks when `rle` is set. */
+function zstdFrame(data: Uint8Array, opts: { declare?: number; rle?: { byte: number; blocks: number } } = {}): Buffer {
+  const header = (last: boolean, type: number, size: number) => {
+    const v = size * 8 + type * 2 + (last ? 1 : 0)
+    return [v & 255, (v >> 8) & 255, (v >> 16) & 255]
+  }
+  const out: number[] = [0x28, 0xb5, 0x2f, 0xfd]
+  if (opts.declare !== undefined) {
+    const n = opts.declare
+    out.push(0xe0, ...Array.from({ length: 8 }, (_, i) => Math.floor(n / 256 ** i) % 256)) // single segment, 8-byte content size
+  } else out.push(0x00, (20 - 10) << 3) // no content size, a 1 MB window
+  if (opts.rle) {
+    for (let i = 0; i < opts.rle.blocks; i++) out.push(...header(i === opts.rle.blocks - 1, 1, 131_072), opts.rle.byte)
+  } else {
+    for (let at = 0; at < data.length || at === 0; at += 131_072) {
+      const part = data.subarray(at, at + 131_072)
+      out.push(...header(at + 131_072 >= data.length, 0, part.length), ...part)
+    }
+  }
+  return Buffer.from(out)
 }
 
 /** An enricher with its own resolver: nothing cached, so the first lookups answer asynchronously. */
@@ -74,13 +98,41 @@ describe('records', () => {
     }
   })
 
+  it('enriches every payload of a zstd-compressed record, in order, as written by zstd itself and in stored blocks', async () => {
+    // three-events.zst: `zstd -19` of the header 1, 1 and two length-prefixed payloads (a POST of pages "zstd one" and "zstd two", a GET of "zstd three")
+    const real = readFileSync(new URL('../../fixtures/enrich/three-events.zst', import.meta.url))
+    expect(real.subarray(0, 4)).toEqual(Buffer.from([0x28, 0xb5, 0x2f, 0xfd]))
+    const o = await fresh().enrichRecord(real, batch())
+    expect(o.payloads).toBe(2)
+    expect(summary(o)).toEqual(['good:zstd one', 'good:zstd two', 'good:zstd three'])
+    const stored = zstdFrame(zstdDecompress(real)!)
+    expect(summary(await fresh().enrichRecord(stored, batch()))).toEqual(['good:zstd one', 'good:zstd two', 'good:zstd three'])
+    const big = compressed([post(events)]) // a gzip record's payloads, as zstd across several blocks
+    const unzipped = (await import('node:zlib')).gunzipSync(big)
+    expect(summary(await fresh().enrichRecord(zstdFrame(unzipped), batch()))).toEqual(expected)
+  })
+
+  it('stops a zstd record that would decompress beyond the limit, before allocating it', () => {
+    expect(zstdDeclaredSizes(zstdFrame(Buffer.alloc(0), { declare: 2 ** 40 }))).toEqual([2 ** 40])
+    expect(zstdDecompress(zstdFrame(Buffer.alloc(0), { declare: MAX_DECOMPRESSED_BYTES + 1 }))).toBeUndefined()
+    // no declared size: 64 RLE blocks of 128 KB each, counted as they come
+    const bomb = zstdFrame(Buffer.alloc(0), { rle: { byte: 0x41, blocks: 64 } })
+    expect(zstdDecompress(bomb, 1024 * 1024)).toBeUndefined()
+    expect(zstdDecompress(bomb)!.length).toBe(64 * 131_072)
+    expect(zstdDeclaredSizes(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00]))).toBe('corrupt')
+  })
+
   it('turns a corrupt or unsupported compressed record into one format-violation bad row', async () => {
     const e = fresh()
     const cases: [Buffer, string][] = [
       [Buffer.concat([gzipSync(Buffer.from([1, 1, 0, 0, 0, 9, 1])).subarray(0, 12)]), 'corrupt compressed payload'],
       [compressed([post(events)], [2, 1]), 'Unsupported versions in compressed record header: 2, 1'],
       [gzipSync(Buffer.from([1, 1, 0, 0, 0, 50, 1, 2])), 'corrupt compressed payload'],
-      [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), 'zstd compressed records are not supported by this deployment'],
+      [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), 'corrupt compressed payload'],
+      [readFileSync(new URL('../../fixtures/enrich/three-events.zst', import.meta.url)).subarray(0, 100), 'corrupt compressed payload'],
+      [zstdFrame(Buffer.from([2, 1, 0, 0, 0, 0])), 'Unsupported versions in compressed record header: 2, 1'],
+      [zstdFrame(Buffer.from([1, 1, 0, 0, 0, 50, 1, 2])), 'corrupt compressed payload'],
+      [zstdFrame(Buffer.alloc(0), { declare: MAX_DECOMPRESSED_BYTES + 1 }), 'corrupt compressed payload'],
     ]
     for (const [record, message] of cases) {
       const o = await e.enrichRecord(record, batch())
@@ -92,14 +144,16 @@ describe('records', () => {
     }
   })
 
-  it('reports a payload over maxBytesSinglePayload as a size violation', async () => {
+  it('reports a payload over maxBytesSinglePayload as a size violation, gzip or zstd', async () => {
     const e = new Enricher({ ...fresh().settings, maxBytesSinglePayload: 100 })
-    const o = await e.enrichRecord(compressed([post(events)]), batch())
+    for (const record of [compressed([post(events)]), zstdFrame((await import('node:zlib')).gunzipSync(compressed([post(events)])))]) {
+    const o = await e.enrichRecord(record, batch())
     const rows = badRows(o)
     expect(rows).toHaveLength(1)
     expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
     expect(rows[0].data.failure.maximumAllowedSizeBytes).toBe(100)
     expect(rows[0].data.failure.actualSizeBytes).toBeGreaterThan(100)
+    }
   })
 })
 
