@@ -20,13 +20,14 @@ export type ParseErrorCode = 'INVALID_IGLUURI' | 'INVALID_SCHEMAVER' | 'INVALID_
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; code: ParseErrorCode; message: string }
 
-export const VENDOR_RE = /^[a-zA-Z0-9\-_.]+$/
-export const NAME_RE = /^[a-zA-Z0-9\-_]+$/
+/** Vendors and names are at most 128 characters, as in Iglu's own parser. */
+export const VENDOR_RE = /^[a-zA-Z0-9\-_.]{1,128}$/
+export const NAME_RE = /^[a-zA-Z0-9\-_]{1,128}$/
 export const FORMAT_RE = NAME_RE
 export const SCHEMAVER_RE = /^[1-9][0-9]*-(0|[1-9][0-9]*)-(0|[1-9][0-9]*)$/
 
-const LOOSE_URI_RE = /^iglu:([a-zA-Z0-9\-_.]+)\/([a-zA-Z0-9\-_]+)\/([a-zA-Z0-9\-_]+)\/([0-9]*-[0-9]*-[0-9]*)$/
-const LOOSE_PATH_RE = /^([a-zA-Z0-9\-_.]+)\/([a-zA-Z0-9\-_]+)\/([a-zA-Z0-9\-_]+)\/([0-9]*-[0-9]*-[0-9]*)$/
+const LOOSE_URI_RE = /^iglu:([a-zA-Z0-9\-_.]{1,128})\/([a-zA-Z0-9\-_]{1,128})\/([a-zA-Z0-9\-_]+)\/([0-9]*-[0-9]*-[0-9]*)$/
+const LOOSE_PATH_RE = /^([a-zA-Z0-9\-_.]{1,128})\/([a-zA-Z0-9\-_]{1,128})\/([a-zA-Z0-9\-_]+)\/([0-9]*-[0-9]*-[0-9]*)$/
 
 /** Parses a full SchemaVer such as `1-0-2`. */
 export function parseSchemaVer(text: string): Parsed<SchemaVer> {
@@ -76,9 +77,9 @@ function build(vendor: string, name: string, format: string, version: string): P
 export function makeSchemaKey(vendor: string, name: string, format: string, version: string): Parsed<SchemaKey> {
   if (!VENDOR_RE.test(vendor) || !NAME_RE.test(name) || !FORMAT_RE.test(format)) {
     const why = !VENDOR_RE.test(vendor)
-      ? `the vendor ${JSON.stringify(vendor)} may only hold ASCII letters, digits, '-', '_' and '.'`
+      ? `the vendor ${JSON.stringify(vendor)} may only hold ASCII letters, digits, '-', '_' and '.', at most 128`
       : !NAME_RE.test(name)
-        ? `the name ${JSON.stringify(name)} may only hold ASCII letters, digits, '-' and '_'`
+        ? `the name ${JSON.stringify(name)} may only hold ASCII letters, digits, '-' and '_', at most 128`
         : `the format ${JSON.stringify(format)} may only hold ASCII letters, digits, '-' and '_'`
     return { ok: false, code: 'INVALID_IGLUURI', message: `Invalid schema key '${vendor}/${name}/${format}/${version}' (${why}), INVALID_IGLUURI` }
   }

@@ -90,6 +90,21 @@ describe('V2: page ping GET with a non self-describing co', () => {
   })
 })
 
+describe('an Iglu URI with a vendor or name over 128 characters', () => {
+  for (const [what, uri] of [['vendor', `iglu:${'a'.repeat(129)}/email_sent/jsonschema/1-0-0`], ['name', `iglu:com.acme/${'a'.repeat(129)}/jsonschema/1-0-0`]]) {
+    it(`is not an Iglu URI (${what}): schema_violations NotIglu INVALID_IGLUURI on contexts`, async () => {
+      const cx = Buffer.from(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [{ schema: uri, data: { emailAddress: 'hello@world.com' } }] })).toString('base64url')
+      const o = await run(tp2(`e=pv&p=web&tv=js-3&cx=${cx}`))
+      const [row] = badRows(o)
+      expect(row.schema).toMatch(/schema_violations/)
+      expect(row.data.failure.messages).toHaveLength(1)
+      expect(row.data.failure.messages[0]).toMatchObject({ json: expect.objectContaining({ schema: uri }), error: 'INVALID_IGLUURI' })
+      const failure = JSON.parse(columns((only(o, 'incomplete')[0] as { tsv: string }).tsv).derived_contexts!).data[0].data
+      expect(failure).toMatchObject({ failureType: 'NotIglu', errors: [expect.objectContaining({ source: 'contexts' })] })
+    })
+  }
+})
+
 describe('V3: good page view', () => {
   it('every column as expected, the whole TSV line', async () => {
     const eid = '7b0c1f5e-3f5c-4c1e-9a56-0b1a2c3d4e5f'

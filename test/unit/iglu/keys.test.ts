@@ -41,6 +41,11 @@ describe('SchemaVer and Iglu URIs', () => {
     expect((parseIgluUri('iglu:com.acme/e/jsonschema/01-0-0') as any).code).toBe('INVALID_SCHEMAVER')
     expect((parseIgluUri('http:com.acme/e/jsonschema/1-0-0') as any).code).toBe('INVALID_IGLUURI')
     expect(parseSchemaPath('com.acme/e/jsonschema/1-0-0').ok).toBe(true)
+    // vendors and names of more than 128 characters are not Iglu URIs
+    expect(parseIgluUri(`iglu:${'a'.repeat(128)}/${'b'.repeat(128)}/jsonschema/1-0-0`).ok).toBe(true)
+    expect((parseIgluUri(`iglu:${'a'.repeat(129)}/e/jsonschema/1-0-0`) as any).code).toBe('INVALID_IGLUURI')
+    expect((parseIgluUri(`iglu:com.acme/${'b'.repeat(129)}/jsonschema/1-0-0`) as any).code).toBe('INVALID_IGLUURI')
+    expect((parseSchemaPath(`${'a'.repeat(129)}/e/jsonschema/1-0-0`) as any).code).toBe('INVALID_SCHEMA_PATH')
   })
   it('matches criteria', () => {
     const c = (parseCriterion('iglu:com.acme/e/jsonschema/1-*-*') as any).value
