@@ -1,18 +1,51 @@
 import middy from '@middy/core'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
+import { clients } from '../aws/clients'
+import { REALM } from '../core/auth/basic'
+import { checkRestarts } from '../runtime/restarts'
 import { fromApiGatewayV2, toApiGatewayV2 } from './apigateway'
-import type { HttpHandler } from './types'
+import type { HttpHandler, HttpResponse } from './types'
+import { text } from './types'
 import { unavailableReason, unavailableResponse } from './unavailable'
+
+export interface HttpLambdaOptions {
+  /**
+   * `basic`: the function is declared with `auth: 'basic'`; a request goes
+   * through only with the authorizer's verdict that it is authenticated.
+   * Without a verdict (a misconfigured route) it is refused too.
+   */
+  readonly auth?: 'basic'
+}
+
+type AuthorizerVerdict = { authenticated?: unknown; retryAfter?: unknown; reason?: unknown }
+
+/** The answer to a request the authorizer did not authenticate, or undefined when it did. */
+export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | undefined {
+  const verdict = (event.requestContext as { authorizer?: { lambda?: AuthorizerVerdict } }).authorizer?.lambda
+  if (verdict?.authenticated === true || verdict?.authenticated === 'true') return undefined
+  const retryAfter = Number(verdict?.retryAfter)
+  if (verdict?.reason === 'throttled' && retryAfter > 0) {
+    return text(429, `Too many failed sign-ins from this address: try again in ${retryAfter} seconds.\n`, { 'retry-after': String(retryAfter) })
+  }
+  const why = verdict?.reason === 'wrong' ? 'The username or password is wrong.' : verdict?.reason === 'malformed' ? 'The Authorization header is not HTTP basic authentication.' : 'This page needs the Floe username and password.'
+  return text(401, `${why}\n`, { 'www-authenticate': `Basic realm="${REALM}", charset="UTF-8"`, 'cache-control': 'no-store' })
+}
 
 /**
  * Wraps a transport-neutral HTTP handler as an API Gateway HTTP API (payload
  * 2.0) Lambda handler. A dependency that cannot be reached is a 503 with
  * `Retry-After`; other unexpected errors become a 500 with a generic message
- * (the detail goes to the log, never to the client).
+ * (the detail goes to the log, never to the client). Restarts ordered by the
+ * control plane are applied before the request is handled.
  */
-export function httpLambda(handler: HttpHandler) {
+export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) => {
     try {
+      if (opts.auth === 'basic') {
+        const refusal = basicAuthRefusal(event)
+        if (refusal) return toApiGatewayV2(refusal)
+      }
+      void checkRestarts(() => clients().ddb)
       return toApiGatewayV2(await handler(fromApiGatewayV2(event)))
     } catch (err) {
       const unavailable = unavailableReason(err)

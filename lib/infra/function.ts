@@ -66,6 +66,8 @@ export class FloeFunction extends Construct {
           afterBundling: (inputDir: string, outputDir: string) => [
             `cp -R "${inputDir}/schemas" "${outputDir}/schemas"`,
             ...(decl.resolvesSchemas ? [] : [`rm -rf "${outputDir}/schemas/iglu-central"`]),
+            // The pages, built with esbuild from lib/ui (see lib/ui/build.ts).
+            ...(decl.ui ? [`node "${inputDir}/node_modules/tsx/dist/cli.mjs" "${inputDir}/lib/ui/build.ts" "${outputDir}/ui"`] : []),
             ...(decl.packageFiles ?? []).flatMap((f) => [
               `mkdir -p "${outputDir}/package-files/${dirname(f)}"`,
               `cp "${inputDir}/node_modules/${f}" "${outputDir}/package-files/${f}"`,
@@ -81,7 +83,9 @@ export class FloeFunction extends Construct {
         this.fn.addEnvironment(envVar(kind, key), name(resource))
       }
     }
-    grant('table', decl.tables, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
+    // A function the control plane can restart reads the restart generations from the settings table.
+    const tablesGranted = decl.services?.length && !decl.tables?.settings ? { ...decl.tables, settings: 'read' as const } : decl.tables
+    grant('table', tablesGranted, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
     grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
     grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)
     // Databases through the RDS Data API: its permission (and reading the credentials secret), and the connection descriptor as JSON.

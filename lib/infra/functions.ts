@@ -37,7 +37,30 @@ export interface FunctionDecl {
    * records wait in the stream instead of failing; the reason is shown.
    */
   readonly disabledReason?: string
+  /**
+   * `basic`: every route of the function is behind HTTP basic authentication.
+   * The declared authorizer (`httpAuthorizer`) runs first and passes its
+   * verdict; the function answers 401 (with `WWW-Authenticate`) or 429 itself.
+   */
+  readonly auth?: 'basic'
+  /** Ships the prebuilt pages (`lib/ui`) next to its bundle, under `ui/`. */
+  readonly ui?: boolean
+  /**
+   * The control plane's names for this function (`service_name` of
+   * `/control-plane/restart-service`). A restart drops its caches and
+   * re-reads its configuration; it reads the deployment's restart
+   * generations from the settings table (granted with this).
+   */
+  readonly services?: readonly ServiceName[]
 }
+
+/**
+ * The services of the single-instance stack, as the control plane names them;
+ * Snowplow Mini's names for the same services are aliases.
+ */
+export const serviceNames = ['collector', 'enrich', 'esLoaderGood', 'esLoaderBad', 'registry', 'dashboard', 'searchstore'] as const
+export type ServiceName = (typeof serviceNames)[number]
+export const serviceAliases: Readonly<Record<string, ServiceName>> = { iglu: 'registry', kibana: 'dashboard', elasticsearch: 'searchstore' }
 
 /**
  * The deployer's values of non-secret settings, passed to a function's
@@ -78,6 +101,7 @@ export const functions = {
     tables: { schemas: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite' },
     buckets: { assets: 'readWrite' },
     routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
+    services: ['registry'],
     environment: fromDeployEnvironment('FLOE_REGISTRY_PATCHES_ALLOWED', 'FLOE_REGISTRY_MAX_PAYLOAD', 'FLOE_REGISTRY_EXPORT_PREFIX'),
   },
   collector: {
@@ -87,6 +111,7 @@ export const functions = {
     timeoutSeconds: 10,
     streams: { raw: 'write', bad: 'write' },
     routes: ['$default'],
+    services: ['collector'],
     environment: fromDeployEnvironment('FLOE_COLLECTOR_CONFIG'),
   },
   trackingDesign: {
@@ -96,6 +121,7 @@ export const functions = {
     timeoutSeconds: 29,
     tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
     routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
+    services: ['registry'],
     resolvesSchemas: true,
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
   },
@@ -110,6 +136,7 @@ export const functions = {
     buckets: { assets: 'read' },
     resolvesSchemas: true,
     packageFiles: ['uap-core/regexes.yaml'],
+    services: ['enrich', 'registry'],
     get environment(): Readonly<Record<string, string>> {
       return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
     },
@@ -123,6 +150,7 @@ export const functions = {
     memoryMb: 512,
     timeoutSeconds: 60,
     databases: { search: 'readWrite' },
+    services: ['esLoaderGood', 'esLoaderBad'],
     environment: fromDeployEnvironment('FLOE_SEARCH_RETENTION_DAYS'),
   },
   search: {
@@ -138,11 +166,66 @@ export const functions = {
       { method: 'ANY', path: '/search-store/{proxy+}' },
       { method: 'ANY', path: '/micro/{proxy+}' },
     ],
+    auth: 'basic',
+    services: ['searchstore', 'registry'],
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+  },
+  authorizer: {
+    description: 'HTTP basic authentication of the single-instance pages and APIs: checks the credentials kept hashed in the settings table (FLOE_USERNAME, FLOE_PASSWORD: the credentials of a first start).',
+    entry: 'functions/authorizer/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    tables: { settings: 'readWrite' },
+    services: ['dashboard'],
+    environment: fromDeployEnvironment('FLOE_USERNAME', 'FLOE_PASSWORD'),
+  },
+  controlPlane: {
+    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version.',
+    entry: 'functions/control-plane/handler.ts',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read' },
+    buckets: { assets: 'readWrite' },
+    databases: { search: 'readWrite' },
+    routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
+    auth: 'basic',
+    resolvesSchemas: true,
+    environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+  },
+  ui: {
+    description: 'The pages: /home (overview, example events, registry, control plane) and /dashboard-ui (the event explorer), prebuilt with esbuild.',
+    entry: 'functions/ui/handler.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'GET', path: '/home' },
+      { method: 'GET', path: '/home/{proxy+}' },
+      { method: 'GET', path: '/dashboard-ui' },
+      { method: 'GET', path: '/dashboard-ui/{proxy+}' },
+    ],
+    auth: 'basic',
+    services: ['dashboard'],
+  },
+  metrics: {
+    description: 'Runtime metrics of every service under /metrics: JSON, or Prometheus text exposition.',
+    entry: 'functions/metrics/handler.ts',
+    memoryMb: 256,
+    timeoutSeconds: 29,
+    routes: [{ method: 'GET', path: '/metrics' }],
+    auth: 'basic',
   },
 } as const satisfies Record<string, FunctionDecl>
 
 export type FunctionKey = keyof typeof functions
+
+/**
+ * The Lambda authorizer in front of every route of a function declared with
+ * `auth: 'basic'`. It has no identity source, so API Gateway calls it for every
+ * such request (a request without credentials must still reach the function,
+ * which answers 401 with `WWW-Authenticate`, something an HTTP API authorizer
+ * cannot do); it keeps its own short cache of verdicts.
+ */
+export const httpAuthorizer = { function: 'authorizer', cacheSeconds: 0 } as const satisfies { function: FunctionKey; cacheSeconds: number }
 
 export type StartingPosition = 'TRIM_HORIZON' | 'LATEST'
 

@@ -1,6 +1,7 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
@@ -14,7 +15,7 @@ import { enrichmentFiles } from './enrichments'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
 import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
-import { functions, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
+import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
 const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
 
@@ -133,6 +134,13 @@ export class FloeAppStack extends Stack {
       description: 'Floe HTTP API',
       defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
     })
+    // Basic authentication: the declared authorizer in front of every route of a function with `auth: 'basic'`.
+    const authorizer = new HttpLambdaAuthorizer('BasicAuth', fns[httpAuthorizer.function].fn, {
+      authorizerName: 'floe-basic-auth',
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(httpAuthorizer.cacheSeconds),
+    })
     for (const [key, decl] of deployed) {
       const integration = new HttpLambdaIntegration(`${logicalId(key)}Integration`, fns[key as FunctionKey].fn)
       for (const route of decl.routes ?? []) {
@@ -141,6 +149,7 @@ export class FloeAppStack extends Stack {
           httpApi: this.api,
           routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
           integration,
+          ...(decl.auth === 'basic' ? { authorizer } : {}),
         })
       }
     }

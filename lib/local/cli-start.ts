@@ -5,6 +5,8 @@ import { JavaMissingError } from './emulators'
 import { startLocalStack } from './stack'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
+import { DynamoCredentialStore } from '../aws/credentials-store'
+import { ensureCredentials, passwordProblem, usernameProblem } from '../core/auth/basic'
 
 /** The data directory of the local stack: `FLOE_DATA_DIR`, or `.floe` in the working directory. */
 export function dataDir(): string {
@@ -57,6 +59,13 @@ export async function startFromCli(): Promise<number> {
     process.stderr.write('floe: FLOE_SUPER_API_KEY must be a UUID v4 (for example the output of `uuidgen -r`)\n')
     return 2
   }
+  const username = process.env.FLOE_USERNAME?.trim()
+  const password = process.env.FLOE_PASSWORD?.trim()
+  const credentialsProblem = (username && usernameProblem(username)) || (password && passwordProblem(password))
+  if (credentialsProblem) {
+    process.stderr.write(`floe: ${username && usernameProblem(username) ? 'FLOE_USERNAME' : 'FLOE_PASSWORD'}: ${credentialsProblem}\n`)
+    return 2
+  }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
   mkdirSync(dir, { recursive: true })
   try {
@@ -92,6 +101,17 @@ export async function startFromCli(): Promise<number> {
   }
   // Tracking design: the organization and API key of FLOE_ORG_ID, FLOE_API_KEY_ID, FLOE_API_KEY, when set.
   await seedTrackingDesign(makeClients(stack.endpoints).ddb, stack.names, process.env, log).catch((err) => log(`tracking design: ${(err as Error).message}`))
+  // The credentials of the pages: FLOE_USERNAME/FLOE_PASSWORD at first start, else generated and shown once.
+  let signIn = ''
+  try {
+    const store = new DynamoCredentialStore(makeClients(stack.endpoints).ddb, stack.names.tables.settings)
+    const r = await ensureCredentials(store, process.env, (u, p) => {
+      signIn = `username ${u}, password ${p}  (generated: shown this once; change it in the control plane)`
+    })
+    if (!signIn) signIn = `username ${r.username}${r.created ? ', password from FLOE_PASSWORD' : ''}`
+  } catch (err) {
+    log(`credentials: ${(err as Error).message}`)
+  }
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
   writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
@@ -101,6 +121,8 @@ export async function startFromCli(): Promise<number> {
       '',
       `Floe is up in ${seconds}s`,
       `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
+      `  home            ${stack.url}/home  ·  dashboard ${stack.url}/dashboard-ui`,
+      ...(signIn ? [`  sign in         ${signIn}`] : []),
       `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
       `  Kinesis         ${stack.endpoints.kinesis}`,
       `  S3              ${stack.endpoints.s3}`,

@@ -2,8 +2,8 @@ import { decodeHeaderValue } from '../http/headers'
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import { functions, type FunctionKey, type RouteDecl } from '../infra/functions'
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda'
+import { functions, httpAuthorizer, type FunctionDecl, type FunctionKey, type RouteDecl } from '../infra/functions'
 import { parseQuery } from '../http/apigateway'
 import { invoke, InvocationTimeoutError } from './handlers'
 
@@ -163,6 +163,46 @@ function errorResponse(res: ServerResponse, status: number, message: string): vo
   res.end(body)
 }
 
+/**
+ * The Lambda authorizer's request (payload format 2.0, no identity source)
+ * for a route event, as API Gateway builds it.
+ */
+export function authorizerEvent(event: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
+  return {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: `arn:aws:execute-api:us-east-1:000000000000:local/$default/${event.requestContext.http.method}${event.rawPath}`,
+    identitySource: [],
+    routeKey: event.routeKey,
+    rawPath: event.rawPath,
+    rawQueryString: event.rawQueryString,
+    cookies: event.cookies ?? [],
+    headers: event.headers,
+    queryStringParameters: event.queryStringParameters ?? {},
+    requestContext: event.requestContext as APIGatewayRequestAuthorizerEventV2['requestContext'],
+    pathParameters: event.pathParameters ?? {},
+    stageVariables: {},
+  }
+}
+
+/**
+ * Runs the declared authorizer for a route of a function with `auth: 'basic'`
+ * as API Gateway does with simple responses: a denial is 403, a failure 500,
+ * and an authorization passes its context to the function.
+ */
+async function authorizeRoute(fn: FunctionKey, event: APIGatewayProxyEventV2): Promise<{ status: number; message: string } | undefined> {
+  if ((functions[fn] as FunctionDecl).auth !== 'basic') return undefined
+  let answer: { isAuthorized?: boolean; context?: Record<string, unknown> }
+  try {
+    answer = (await invoke(httpAuthorizer.function, authorizerEvent(event))) as typeof answer
+  } catch {
+    return { status: 500, message: 'Internal Server Error' }
+  }
+  if (answer?.isAuthorized !== true) return { status: 403, message: 'Forbidden' }
+  ;(event.requestContext as { authorizer?: unknown }).authorizer = { lambda: answer.context ?? {} }
+  return undefined
+}
+
 /** API Gateway's HTTP API payload limit. */
 const MAX_BODY = 10 * 1024 * 1024
 
@@ -195,6 +235,8 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
       if (!route) return errorResponse(res, 404, 'Not Found')
       const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now())
       try {
+        const refused = await authorizeRoute(route.fn, event)
+        if (refused) return errorResponse(res, refused.status, refused.message)
         writeResult(res, await invoke(route.fn, event))
       } catch (err) {
         if (err instanceof InvocationTimeoutError) {

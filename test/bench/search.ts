@@ -136,11 +136,11 @@ await server.close()
 await store.close()
 
 // (3) send → visible on a running stack with npm start's trigger settings
-const stack = await startLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_LOG_LEVEL: 'warn' }, namePrefix: `benchsearch${process.pid}` })
+const stack = await startLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_LOG_LEVEL: 'warn', FLOE_USERNAME: 'floe', FLOE_PASSWORD: 'BenchPassword2024' }, namePrefix: `benchsearch${process.pid}` })
 try {
   const url = new URL(stack.url)
   const t = newTracker({ namespace: 'bench', appId: 'bench', encodeBase64: false }, { endpoint: url.hostname, port: Number(url.port), protocol: 'http', eventMethod: 'post', bufferSize: 1 })
-  const countNow = async () => ((await (await fetch(`${stack.url}/search-store/good/_count`)).json()) as { count: number }).count
+  const countNow = async () => ((await (await fetch(`${stack.url}/search-store/good/_count`, { headers: { authorization: `Basic ${Buffer.from('floe:BenchPassword2024').toString('base64')}` } })).json()) as { count: number }).count
   const lat: number[] = []
   for (let i = 0; i < 20; i++) {
     const before = await countNow()

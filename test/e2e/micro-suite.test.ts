@@ -11,13 +11,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { eventually, floe, killOrphanDynamo, type Running } from '../support/process'
+import { TEST_CREDENTIALS, withAuth } from '../support/stack'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-micro-suite-'))
 let proc: Running
 let base: string
 
 beforeAll(async () => {
-  proc = floe(['start'], { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' })
+  proc = floe(['start'], { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password })
   await proc.waitFor('Floe is up')
   base = (JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile).http
 }, 120_000)
@@ -32,9 +33,9 @@ afterAll(async () => {
 
 // --- what a Micro user's helper file looks like -----------------------------
 
-const microGet = async (path: string): Promise<any> => (await fetch(`${base}/micro/${path}`)).json()
-const microPost = async (path: string, body: unknown): Promise<any> => (await fetch(`${base}/micro/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
-const reset = async () => expect(await (await fetch(`${base}/micro/reset`)).text()).toBe('Reset completed')
+const microGet = async (path: string): Promise<any> => (await fetch(`${base}/micro/${path}`, { headers: withAuth() })).json()
+const microPost = async (path: string, body: unknown): Promise<any> => (await fetch(`${base}/micro/${path}`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })).json()
+const reset = async () => expect(await (await fetch(`${base}/micro/reset`, { headers: withAuth() })).text()).toBe('Reset completed')
 /** Waits until Micro has seen `good` good and `bad` bad events. */
 const waitForEvents = async (good: number, bad = 0) => {
   let last: unknown

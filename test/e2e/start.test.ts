@@ -8,9 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { makeClients } from '../../lib/aws/clients'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
+import { TEST_CREDENTIALS, withAuth } from '../support/stack'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
-const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '' }
+const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password }
 const started: Running[] = []
 
 afterAll(async () => {
@@ -56,7 +57,7 @@ describe('floe start', () => {
     // The search store: a bad row on the bad stream is loaded, searchable, and kept across the kill.
     const badRow = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/generic_error/jsonschema/1-0-0', data: { processor: { artifact: 'probe', version: '1' }, failure: { timestamp: new Date().toISOString(), errors: ['kept across kill -9'] }, payload: 'x' } })
     await aws.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-bad', Records: [{ Data: Buffer.from(badRow), PartitionKey: 'a' }] }))
-    const badCount = async (ep: EndpointsFile) => ((await (await fetch(`${ep.http}/search-store/bad/_count`)).json()) as { count: number }).count
+    const badCount = async (ep: EndpointsFile) => ((await (await fetch(`${ep.http}/search-store/bad/_count`, { headers: withAuth() })).json()) as { count: number }).count
     await eventually(async () => ((await badCount(first.ep)) === 1 ? true : undefined), 'the search loader to store the bad row')
     expect(first.proc.output()).toMatch(/search store\s+http:\/\/127\.0\.0\.1:\d+\/search-store/)
     const checkpoints = await eventually(async () => {
@@ -78,7 +79,7 @@ describe('floe start', () => {
     const item = await aws2.ddb.send(new GetItemCommand({ TableName: 'floe-settings', Key: { pk: { S: 'probe' }, sk: { S: 'x' } } }))
     expect(item.Item?.v?.S).toBe('kept')
     expect(await badCount(second.ep)).toBe(1)
-    const hits = (await (await fetch(`${second.ep.http}/search-store/bad/_search?q=${encodeURIComponent('"kept across kill -9"')}`)).json()) as { hits: { total: { value: number } } }
+    const hits = (await (await fetch(`${second.ep.http}/search-store/bad/_search?q=${encodeURIComponent('"kept across kill -9"')}`, { headers: withAuth() })).json()) as { hits: { total: { value: number } } }
     expect(hits.hits.total.value).toBe(1)
     expect(await archiveKeys(second.ep)).toEqual(keysBefore)
     expect(JSON.parse(readFileSync(join(dataDir, 'checkpoints.json'), 'utf8'))).toEqual(JSON.parse(checkpoints))

@@ -18,6 +18,19 @@ export function uniquePrefix(label = 't'): string {
   return `${label}${randomBytes(4).toString('hex')}`
 }
 
+/** The credentials of the pages and APIs behind basic authentication in test stacks. */
+export const TEST_CREDENTIALS = { username: 'floe', password: 'TestPassword2024' } as const
+
+/** The `Authorization` header of `TEST_CREDENTIALS` (or of other credentials). */
+export function basicAuth(username: string = TEST_CREDENTIALS.username, password: string = TEST_CREDENTIALS.password): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
+}
+
+/** Headers with the test stack's basic authentication added. */
+export function withAuth(headers: Record<string, string> = {}): Record<string, string> {
+  return { authorization: basicAuth(), ...headers }
+}
+
 /**
  * Starts an isolated local stack (own resource names, shared emulators) for
  * the test file, and stops it afterwards. Read `.current` inside tests.
@@ -32,6 +45,7 @@ export function useLocalStack(opts: Omit<LocalStackOptions, 'endpoints'> = {}): 
       retryDelayMs: 10,
       triggerOverrides: { maxBatchingWindowSeconds: 0 },
       ...opts,
+      environment: { FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password, ...opts.environment },
     })
   })
   afterAll(async () => {

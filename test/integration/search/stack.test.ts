@@ -6,7 +6,7 @@
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
 import { buildPageView, buildSelfDescribingEvent, buildStructEvent, newTracker } from '@snowplow/node-tracker'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { testClients, useLocalStack } from '../../support/stack'
+import { testClients, useLocalStack, withAuth } from '../../support/stack'
 import { readTexts } from '../../support/streams'
 
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
@@ -49,11 +49,11 @@ async function send(appId: string, track: (t: ReturnType<typeof newTracker>) => 
 }
 
 const get = async (path: string) => {
-  const r = await fetch(`${stack.current.url}${path}`)
+  const r = await fetch(`${stack.current.url}${path}`, { headers: withAuth() })
   return { status: r.status, type: r.headers.get('content-type') ?? '', body: (await r.text()) as string }
 }
 const post = async (path: string, body: unknown, method = 'POST') => {
-  const r = await fetch(`${stack.current.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  const r = await fetch(`${stack.current.url}${path}`, { method, headers: withAuth({ 'content-type': 'application/json' }), body: typeof body === 'string' ? body : JSON.stringify(body) })
   return { status: r.status, type: r.headers.get('content-type') ?? '', body: await r.text() }
 }
 const json = (r: { body: string }) => JSON.parse(r.body)

@@ -1,0 +1,53 @@
+/**
+ * The basic-authentication authorizer inside the deployment: the credentials
+ * in the settings table, created at first use from `FLOE_USERNAME` and
+ * `FLOE_PASSWORD` (or generated and logged once).
+ */
+import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda'
+import { Authenticator, ensureCredentials, type Verdict } from '../core/auth/basic'
+import { restartable } from '../runtime/restarts'
+import { tableName } from '../runtime/resources'
+import { clients } from './clients'
+import { DynamoCredentialStore } from './credentials-store'
+
+/** What the authorizer passes to the function (API Gateway's `requestContext.authorizer.lambda`). */
+export interface AuthorizerContext {
+  readonly authenticated: boolean
+  readonly username?: string
+  readonly reason?: string
+  readonly retryAfter?: number
+  [key: string]: unknown
+}
+
+export function credentialStore(): DynamoCredentialStore {
+  return new DynamoCredentialStore(clients().ddb, tableName('settings'))
+}
+
+const authenticator = restartable(['dashboard'], () => {
+  const store = credentialStore()
+  let ensured: Promise<unknown> | undefined
+  const auth = new Authenticator({ store })
+  return {
+    async decide(authorization: string | undefined, ip: string): Promise<Verdict> {
+      ensured ??= ensureCredentials(store, process.env, (u, p) =>
+        console.log(JSON.stringify({ level: 'info', msg: `generated credentials for the Floe pages: username ${u}, password ${p} (shown once; change them in the control plane)` })),
+      ).catch((err) => {
+        ensured = undefined
+        throw err
+      })
+      await ensured
+      return auth.decide(authorization, ip)
+    },
+  }
+})
+
+/** API Gateway's simple response: always authorized, with the verdict for the function to act on. */
+export async function authorize(event: APIGatewayRequestAuthorizerEventV2): Promise<{ isAuthorized: boolean; context: AuthorizerContext }> {
+  const header = event.headers?.authorization ?? event.headers?.Authorization
+  const verdict = await authenticator.get().decide(header, event.requestContext.http.sourceIp)
+  if (verdict.authenticated) return { isAuthorized: true, context: { authenticated: true, username: verdict.username } }
+  return {
+    isAuthorized: true,
+    context: { authenticated: false, reason: verdict.reason, ...(verdict.reason === 'throttled' ? { retryAfter: verdict.retryAfterSeconds } : {}) },
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * HTTP basic authentication of the single-instance pages and APIs: the
+ * credential rules, the password hash, and the decision an authorizer makes
+ * for one request (authenticated, not, or slowed down).
+ *
+ * Passwords are kept as scrypt hashes (Node's crypto). Verifying one costs
+ * tens of milliseconds on purpose, so verdicts for a header already verified
+ * are kept briefly (keyed by a hash of the header and the credentials'
+ * version: a change of credentials invalidates them at once where the
+ * change is seen).
+ */
+import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+
+export const REALM = 'Floe'
+export const MIN_PASSWORD_LENGTH = 12
+export const MAX_PASSWORD_LENGTH = 128
+export const MAX_USERNAME_LENGTH = 64
+/** Longest `Authorization` header looked at; longer ones are refused unread. */
+export const MAX_HEADER_LENGTH = 1024
+
+export const PASSWORD_RULE = `the password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} letters and digits (A-Z, a-z, 0-9), nothing else`
+export const USERNAME_RULE = `the username must be 1 to ${MAX_USERNAME_LENGTH} characters among letters, digits, '.', '_', '-' and '@'`
+
+const PASSWORD_RE = new RegExp(`^[A-Za-z0-9]{${MIN_PASSWORD_LENGTH},${MAX_PASSWORD_LENGTH}}$`)
+const USERNAME_RE = new RegExp(`^[A-Za-z0-9._@-]{1,${MAX_USERNAME_LENGTH}}$`)
+
+/** Why a username is refused, or undefined. */
+export function usernameProblem(username: string): string | undefined {
+  return USERNAME_RE.test(username) ? undefined : `invalid username: ${USERNAME_RULE}`
+}
+
+/** Why a password is refused, or undefined (the rule is in the message). */
+export function passwordProblem(password: string): string | undefined {
+  if (PASSWORD_RE.test(password)) return undefined
+  if (password.length < MIN_PASSWORD_LENGTH) return `weak password: it has ${password.length} characters; ${PASSWORD_RULE}`
+  if (password.length > MAX_PASSWORD_LENGTH) return `invalid password: it has ${password.length} characters; ${PASSWORD_RULE}`
+  return `invalid password: it has characters other than letters and digits; ${PASSWORD_RULE}`
+}
+
+const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
+
+/** A random alphanumeric password (20 characters, about 116 bits). */
+export function generatePassword(length = 20): string {
+  let s = ''
+  for (let i = 0; i < length; i++) s += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]
+  return s
+}
+
+/** Stored credentials: the username and the scrypt hash of the password. */
+export interface StoredCredentials {
+  readonly username: string
+  /** base64 */
+  readonly hash: string
+  /** base64 */
+  readonly salt: string
+  /** scrypt cost parameters. */
+  readonly N: number
+  readonly r: number
+  readonly p: number
+  /** Increases with every change. */
+  readonly version: number
+  readonly updatedAt: string
+}
+
+/** scrypt at N = 2^15, r = 8, p = 1 (32 MiB, OWASP's minimum for scrypt). */
+export const SCRYPT_PARAMS = { N: 1 << 15, r: 8, p: 1 } as const
+const KEY_LENGTH = 32
+
+function scrypt(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  const opts: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + 16 * 1024 * 1024 }
+  return new Promise((resolve, reject) => scryptCb(password, salt, KEY_LENGTH, opts, (err, key) => (err ? reject(err) : resolve(key))))
+}
+
+export async function hashCredentials(username: string, password: string, version: number, now: Date, params = SCRYPT_PARAMS): Promise<StoredCredentials> {
+  const salt = randomBytes(16)
+  const hash = await scrypt(password, salt, params)
+  return { username, hash: hash.toString('base64'), salt: salt.toString('base64'), ...params, version, updatedAt: now.toISOString() }
+}
+
+/** Whether `username` and `password` are the stored ones (constant time in the password hash). */
+export async function verifyCredentials(stored: StoredCredentials, username: string, password: string): Promise<boolean> {
+  if (password.length > MAX_PASSWORD_LENGTH) return false
+  const key = await scrypt(password, Buffer.from(stored.salt, 'base64'), stored)
+  const expected = Buffer.from(stored.hash, 'base64')
+  const sameHash = key.length === expected.length && timingSafeEqual(key, expected)
+  return sameHash && username === stored.username
+}
+
+/** The username and password of an `Authorization: Basic …` header; undefined when it is not one. */
+export function parseBasicAuthorization(header: string | undefined): { username: string; password: string } | undefined {
+  if (!header || header.length > MAX_HEADER_LENGTH) return undefined
+  const m = /^\s*basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header)
+  if (!m) return undefined
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return undefined
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+/** Where the credentials are kept. */
+export interface CredentialStore {
+  get(): Promise<StoredCredentials | undefined>
+  /** Stores the first credentials; false when some are already stored. */
+  putIfAbsent(c: StoredCredentials): Promise<boolean>
+  /** Replaces the credentials whose version is `expectedVersion`; false when they changed meanwhile. */
+  replace(c: StoredCredentials, expectedVersion: number): Promise<boolean>
+}
+
+export type Verdict =
+  | { readonly authenticated: true; readonly username: string }
+  | { readonly authenticated: false; readonly reason: 'missing' | 'malformed' | 'wrong' }
+  | { readonly authenticated: false; readonly reason: 'throttled'; readonly retryAfterSeconds: number }
+
+export interface AuthenticatorOptions {
+  readonly store: CredentialStore
+  /** How long the stored credentials are used before they are read again (default 5 s). */
+  readonly credentialsTtlMs?: number
+  /** How long a verified header stays verified without a new hash (default 30 s). */
+  readonly verdictTtlMs?: number
+  /** Failed attempts from one address allowed in `failureWindowMs` before it is slowed down (default 5). */
+  readonly freeFailures?: number
+  readonly failureWindowMs?: number
+  /** Longest wait imposed on an address (default 300 s). */
+  readonly maxBlockSeconds?: number
+  readonly now?: () => number
+}
+
+interface Failures {
+  count: number
+  firstAt: number
+  blockedUntil: number
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('base64')
+
+/**
+ * Decides requests. Wrong credentials from one address are counted; after
+ * `freeFailures` of them within the window, the address waits 2, 4, 8 … (up to
+ * `maxBlockSeconds`) seconds between attempts, right or wrong, and is told
+ * how long (429, `Retry-After`). A success clears its count.
+ */
+export class Authenticator {
+  private stored: { value: StoredCredentials | undefined; at: number } | undefined
+  private readonly verified = new Map<string, { version: number; username: string; until: number }>()
+  private readonly failures = new Map<string, Failures>()
+  private readonly o: Required<Omit<AuthenticatorOptions, 'store'>> & { store: CredentialStore }
+
+  constructor(opts: AuthenticatorOptions) {
+    this.o = {
+      credentialsTtlMs: 5_000,
+      verdictTtlMs: 30_000,
+      freeFailures: 5,
+      failureWindowMs: 10 * 60_000,
+      maxBlockSeconds: 300,
+      now: Date.now,
+      ...opts,
+    }
+  }
+
+  private async credentials(): Promise<StoredCredentials | undefined> {
+    const now = this.o.now()
+    if (!this.stored || now - this.stored.at >= this.o.credentialsTtlMs) this.stored = { value: await this.o.store.get(), at: now }
+    return this.stored.value
+  }
+
+  async decide(authorization: string | undefined, sourceIp: string): Promise<Verdict> {
+    const now = this.o.now()
+    const f = this.failures.get(sourceIp)
+    if (f && f.blockedUntil > now) return { authenticated: false, reason: 'throttled', retryAfterSeconds: Math.ceil((f.blockedUntil - now) / 1000) }
+    if (authorization === undefined || authorization.trim() === '') return { authenticated: false, reason: 'missing' }
+    const parsed = parseBasicAuthorization(authorization)
+    if (!parsed) return { authenticated: false, reason: 'malformed' }
+    const stored = await this.credentials()
+    if (!stored) return { authenticated: false, reason: 'wrong' }
+    const key = sha256(authorization.trim())
+    const hit = this.verified.get(key)
+    if (hit && hit.version === stored.version && hit.until > now) return { authenticated: true, username: hit.username }
+    if (await verifyCredentials(stored, parsed.username, parsed.password)) {
+      if (this.verified.size >= 1000) this.verified.clear()
+      this.verified.set(key, { version: stored.version, username: stored.username, until: now + this.o.verdictTtlMs })
+      this.failures.delete(sourceIp)
+      return { authenticated: true, username: stored.username }
+    }
+    this.recordFailure(sourceIp, now)
+    return { authenticated: false, reason: 'wrong' }
+  }
+
+  private recordFailure(ip: string, now: number): void {
+    let f = this.failures.get(ip)
+    if (!f || now - f.firstAt > this.o.failureWindowMs) {
+      f = { count: 0, firstAt: now, blockedUntil: 0 }
+      if (this.failures.size >= 10_000) this.failures.clear()
+      this.failures.set(ip, f)
+    }
+    f.count++
+    const over = f.count - this.o.freeFailures
+    if (over >= 0) f.blockedUntil = now + Math.min(2 ** (over + 1), this.o.maxBlockSeconds) * 1000
+  }
+
+  /** Forgets the cached credentials and verdicts (after a change of credentials). */
+  forget(): void {
+    this.stored = undefined
+    this.verified.clear()
+  }
+}
+
+/**
+ * The credentials of a first start: `FLOE_USERNAME` and `FLOE_PASSWORD` when
+ * set (checked against the rules), else the username `floe` (or
+ * `FLOE_USERNAME`) with a generated password, handed to `onGenerated` (the
+ * only time it is shown). Stored credentials are never replaced here.
+ */
+export async function ensureCredentials(
+  store: CredentialStore,
+  env: NodeJS.ProcessEnv,
+  onGenerated: (username: string, password: string) => void,
+  now = new Date(),
+): Promise<{ created: boolean; username: string }> {
+  const existing = await store.get()
+  if (existing) return { created: false, username: existing.username }
+  const username = env.FLOE_USERNAME?.trim() || 'floe'
+  const userProblem = usernameProblem(username)
+  if (userProblem) throw new CredentialsConfigError(`FLOE_USERNAME: ${userProblem}`)
+  const configured = env.FLOE_PASSWORD?.trim()
+  if (configured) {
+    const problem = passwordProblem(configured)
+    if (problem) throw new CredentialsConfigError(`FLOE_PASSWORD: ${problem}`)
+  }
+  const password = configured || generatePassword()
+  const created = await store.putIfAbsent(await hashCredentials(username, password, 1, now))
+  if (!created) return { created: false, username: (await store.get())?.username ?? username }
+  if (!configured) onGenerated(username, password)
+  return { created: true, username }
+}
+
+export class CredentialsConfigError extends Error {
+  override readonly name = 'CredentialsConfigError'
+}

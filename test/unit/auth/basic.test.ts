@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest'
+import {
+  Authenticator, ensureCredentials, generatePassword, hashCredentials, parseBasicAuthorization, passwordProblem, usernameProblem, verifyCredentials,
+  type CredentialStore, type StoredCredentials,
+} from '../../../lib/core/auth/basic'
+
+const FAST = { N: 1024, r: 8, p: 1 } as const
+const header = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`
+
+class MemoryStore implements CredentialStore {
+  value: StoredCredentials | undefined
+  reads = 0
+  async get() {
+    this.reads++
+    return this.value
+  }
+  async putIfAbsent(c: StoredCredentials) {
+    if (this.value) return false
+    this.value = c
+    return true
+  }
+  async replace(c: StoredCredentials, v: number) {
+    if (this.value?.version !== v) return false
+    this.value = c
+    return true
+  }
+}
+
+async function storeWith(username: string, password: string) {
+  const s = new MemoryStore()
+  s.value = await hashCredentials(username, password, 1, new Date(), FAST)
+  return s
+}
+
+describe('credential rules', () => {
+  it('passwords: 12 to 128 letters and digits, the rule in the message', () => {
+    expect(passwordProblem('abcdefGHIJ12')).toBeUndefined()
+    expect(passwordProblem('short1')).toMatch(/^weak password: it has 6 characters; the password must be 12 to 128 letters and digits/)
+    expect(passwordProblem('with space 12345')).toMatch(/characters other than letters and digits/)
+    expect(passwordProblem('pässwordpässword')).toMatch(/characters other than letters and digits/)
+    expect(passwordProblem('a'.repeat(129))).toMatch(/129 characters/)
+    expect(generatePassword()).toMatch(/^[A-Za-z0-9]{20}$/)
+    expect(passwordProblem(generatePassword())).toBeUndefined()
+  })
+  it('usernames: no colon, no spaces, 1 to 64 characters', () => {
+    expect(usernameProblem('admin@acme.com')).toBeUndefined()
+    expect(usernameProblem('a:b')).toMatch(/invalid username/)
+    expect(usernameProblem('')).toMatch(/invalid username/)
+    expect(usernameProblem('x'.repeat(65))).toMatch(/invalid username/)
+  })
+})
+
+describe('basic authorization headers', () => {
+  it('parses the scheme case-insensitively, passwords may contain colons', () => {
+    expect(parseBasicAuthorization(header('u', 'p:q'))).toEqual({ username: 'u', password: 'p:q' })
+    expect(parseBasicAuthorization(`basic ${Buffer.from('u:p').toString('base64')}`)).toEqual({ username: 'u', password: 'p' })
+    expect(parseBasicAuthorization('Bearer abc')).toBeUndefined()
+    expect(parseBasicAuthorization(`Basic ${Buffer.from('nocolon').toString('base64')}`)).toBeUndefined()
+    expect(parseBasicAuthorization(`Basic ${'A'.repeat(2000)}`)).toBeUndefined()
+  })
+})
+
+describe('password hashes', () => {
+  it('verifies the right password and username only; the salt differs each time', async () => {
+    const a = await hashCredentials('floe', 'CorrectHorse12', 1, new Date(), FAST)
+    const b = await hashCredentials('floe', 'CorrectHorse12', 1, new Date(), FAST)
+    expect(a.salt).not.toBe(b.salt)
+    expect(a.hash).not.toContain('CorrectHorse12')
+    expect(await verifyCredentials(a, 'floe', 'CorrectHorse12')).toBe(true)
+    expect(await verifyCredentials(a, 'floe', 'CorrectHorse13')).toBe(false)
+    expect(await verifyCredentials(a, 'other', 'CorrectHorse12')).toBe(false)
+  })
+})
+
+describe('Authenticator', () => {
+  it('authenticates, and tells a missing header from a malformed or a wrong one', async () => {
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12') })
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '1.1.1.1')).toEqual({ authenticated: true, username: 'floe' })
+    expect(await auth.decide(undefined, '1.1.1.1')).toEqual({ authenticated: false, reason: 'missing' })
+    expect(await auth.decide('Basic !!!', '1.1.1.1')).toEqual({ authenticated: false, reason: 'malformed' })
+    expect(await auth.decide(header('floe', 'nope'), '1.1.1.1')).toEqual({ authenticated: false, reason: 'wrong' })
+  })
+
+  it('slows an address down after repeated failures, with growing waits; others are not affected', async () => {
+    let now = 1_000_000
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), now: () => now, freeFailures: 3 })
+    const bad = header('floe', 'wrongwrongwrong')
+    for (let i = 0; i < 2; i++) expect((await auth.decide(bad, '9.9.9.9')).authenticated).toBe(false)
+    expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'wrong' })
+    // blocked now, even with the right password
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '9.9.9.9')).toEqual({ authenticated: false, reason: 'throttled', retryAfterSeconds: 2 })
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '8.8.8.8')).authenticated).toBe(true)
+    now += 2_000
+    expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'wrong' })
+    expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'throttled', retryAfterSeconds: 4 })
+    now += 4_000
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '9.9.9.9')).authenticated).toBe(true)
+    expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'wrong' })
+  })
+
+  it('a change of credentials is seen within the credentials TTL, at once after forget()', async () => {
+    let now = 0
+    const store = await storeWith('floe', 'CorrectHorse12')
+    const auth = new Authenticator({ store, now: () => now, credentialsTtlMs: 5_000 })
+    const old = header('floe', 'CorrectHorse12')
+    expect((await auth.decide(old, 'ip')).authenticated).toBe(true)
+    store.value = await hashCredentials('admin', 'BatteryStaple99', 2, new Date(), FAST)
+    expect((await auth.decide(old, 'ip')).authenticated).toBe(true) // cached for up to the TTL
+    now += 5_000
+    expect((await auth.decide(old, 'ip')).authenticated).toBe(false)
+    expect((await auth.decide(header('admin', 'BatteryStaple99'), 'ip')).authenticated).toBe(true)
+    store.value = await hashCredentials('admin', 'Another123456', 3, new Date(), FAST)
+    auth.forget()
+    expect((await auth.decide(header('admin', 'BatteryStaple99'), 'ip')).authenticated).toBe(false)
+  })
+})
+
+describe('first credentials', () => {
+  it('from FLOE_USERNAME and FLOE_PASSWORD, never replacing stored ones', async () => {
+    const store = new MemoryStore()
+    const generated: string[] = []
+    expect(await ensureCredentials(store, { FLOE_USERNAME: 'ops', FLOE_PASSWORD: 'FromTheEnv2024' }, (u, p) => generated.push(p))).toEqual({ created: true, username: 'ops' })
+    expect(generated).toEqual([])
+    expect(await verifyCredentials(store.value!, 'ops', 'FromTheEnv2024')).toBe(true)
+    expect(await ensureCredentials(store, { FLOE_USERNAME: 'x', FLOE_PASSWORD: 'OtherPassword12' }, () => {})).toEqual({ created: false, username: 'ops' })
+  })
+  it('generated and handed over once when no password is configured', async () => {
+    const store = new MemoryStore()
+    const generated: [string, string][] = []
+    await ensureCredentials(store, {}, (u, p) => generated.push([u, p]))
+    expect(generated).toHaveLength(1)
+    expect(generated[0]![0]).toBe('floe')
+    expect(await verifyCredentials(store.value!, 'floe', generated[0]![1])).toBe(true)
+  })
+  it('a configured password that breaks the rules is refused with the rule', async () => {
+    await expect(ensureCredentials(new MemoryStore(), { FLOE_PASSWORD: 'short' }, () => {})).rejects.toThrow(/FLOE_PASSWORD: weak password.*12 to 128 letters and digits/)
+  })
+})
