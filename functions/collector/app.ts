@@ -3,6 +3,7 @@ import { DEFAULT_COLLECTOR_CONFIG, loadCollectorConfig, type CollectorConfig } f
 import { handleCollectorRequest, sinkFailureResponse, type CollectorRecord } from '../../lib/core/collector/service'
 import { responseProblem } from '../../lib/http/headers'
 import type { HttpHandler } from '../../lib/http/types'
+import { onRestart } from '../../lib/runtime/restarts'
 
 /** Environment variable holding the collector configuration as JSON (optional; defaults otherwise). */
 export const COLLECTOR_CONFIG_ENV = 'FLOE_COLLECTOR_CONFIG'
@@ -11,6 +12,10 @@ export const COLLECTOR_CONFIG_ENV = 'FLOE_COLLECTOR_CONFIG'
 export type RecordSink = (records: readonly CollectorRecord[], config: CollectorConfig) => Promise<void>
 
 let cached: { source: string | undefined; config: CollectorConfig } | undefined
+// A restart of the collector reads its configuration again.
+onRestart((services) => {
+  if (services.has('collector')) cached = undefined
+})
 
 /** The configuration from `FLOE_COLLECTOR_CONFIG`, validated once per distinct value. */
 export function collectorConfigFromEnv(): CollectorConfig {

@@ -1,4 +1,5 @@
+import { controlPlaneFromEnvironment } from '../../lib/aws/control-plane-service'
 import { httpLambda } from '../../lib/http/lambda'
-import { text } from '../../lib/http/types'
 
-export const handler = httpLambda(() => text(501, 'not implemented\n'), { auth: 'basic' })
+/** The control plane under `/control-plane` (Snowplow Mini's endpoints), behind basic authentication. */
+export const handler = httpLambda(controlPlaneFromEnvironment(), { auth: 'basic' })

@@ -1,16 +1,32 @@
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
+import { clients } from '../../lib/aws/clients'
 import { createRuntime, emitEmf, loadEnrichments, processBatch, type EnrichKinesisRuntime } from '../../lib/aws/enrich-kinesis'
+import type { EnrichmentSetup } from '../../lib/aws/enrichments'
 import { loadFunctionConfig } from '../../lib/core/enrich/function-config'
+import { checkRestarts, onRestart, restartable } from '../../lib/runtime/restarts'
 
-let runtime: Promise<EnrichKinesisRuntime> | undefined
+let setup: EnrichmentSetup | undefined
 
 async function init(): Promise<EnrichKinesisRuntime> {
   const c = loadFunctionConfig()
   if (!c.ok) throw new Error(`Enrich cannot start: ${c.errors.join('; ')}`)
   const rt = createRuntime(c.config)
-  await loadEnrichments(rt)
+  setup = await loadEnrichments(rt)
   return rt
 }
+
+// Built at the first batch, and again after a restart of enrich or the registry (configuration, enrichments, resolver cache).
+const runtime = restartable(['enrich', 'registry'], () =>
+  init().catch((err) => {
+    runtime.drop()
+    throw err
+  }),
+)
+onRestart((services) => {
+  if (!services.has('enrich') && !services.has('registry')) return
+  setup?.stop()
+  setup = undefined
+})
 
 /**
  * Enrich on the raw stream: decode, enrich and write every record's outputs;
@@ -18,11 +34,8 @@ async function init(): Promise<EnrichKinesisRuntime> {
  * failures (retried from the first of them).
  */
 export const handler = async (event: KinesisStreamEvent, context?: Context): Promise<KinesisStreamBatchResponse> => {
-  runtime ??= init().catch((err) => {
-    runtime = undefined
-    throw err
-  })
-  const rt = await runtime
+  void checkRestarts(() => clients().ddb)
+  const rt = await runtime.get()
   const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, data: Buffer.from(r.kinesis.data, 'base64') }))
   const result = await processBatch(rt, records)
   if (process.env.AWS_LAMBDA_FUNCTION_NAME) emitEmf(rt, context?.functionName ?? process.env.AWS_LAMBDA_FUNCTION_NAME)

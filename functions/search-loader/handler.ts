@@ -5,6 +5,8 @@ import { purgeOlderThan } from '../../lib/core/search/store'
 import { database } from '../../lib/runtime/database'
 import { streamKeyOf } from '../../lib/runtime/resources'
 import { retentionDays } from '../../lib/core/search/settings'
+import { clients } from '../../lib/aws/clients'
+import { checkRestarts } from '../../lib/runtime/restarts'
 
 const PURGE_EVERY_MS = 3_600_000
 const debug = /^debug$/i.test(process.env.FLOE_LOG_LEVEL ?? '')
@@ -17,6 +19,7 @@ let lastPurge = 0
  * failed from its first record, so it is retried and nothing is lost.
  */
 export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().handler(async (event) => {
+  void checkRestarts(() => clients().ddb)
   const first = event.Records[0]
   if (!first) return { batchItemFailures: [] }
   const physical = first.eventSourceARN.slice(first.eventSourceARN.lastIndexOf('/') + 1)

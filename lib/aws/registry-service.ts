@@ -6,28 +6,26 @@ import type { HttpHandler } from '../http/types'
 import { createRegistryService } from '../core/iglu/service'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients } from './clients'
+import { restartable } from '../runtime/restarts'
 import { DynamoKeyStore, DynamoSchemaStore, S3Publisher } from './registry-store'
 
 const truthy = (v: string | undefined) => /^(1|true|yes|on)$/i.test(v?.trim() ?? '')
 
 export function registryFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
-  let handler: HttpHandler | undefined
-  // Built on first use, so a missing variable is reported by the request that needs it.
-  return (req) => {
-    if (!handler) {
-      const { ddb, s3 } = clients()
-      const keys = new DynamoKeyStore(ddb, tableName('apiKeys'), tableName('settings'))
-      const superApiKey = env.FLOE_SUPER_API_KEY?.trim() || undefined
-      handler = createRegistryService({
-        schemas: new DynamoSchemaStore(ddb, tableName('schemas')),
-        keys,
-        superKeys: keys,
-        publisher: new S3Publisher(s3, bucketName('assets'), env.FLOE_REGISTRY_EXPORT_PREFIX ?? ''),
-        superApiKey,
-        patchesAllowed: truthy(env.FLOE_REGISTRY_PATCHES_ALLOWED),
-        ...(env.FLOE_REGISTRY_MAX_PAYLOAD ? { maxPayloadSize: Number(env.FLOE_REGISTRY_MAX_PAYLOAD) } : {}),
-      })
-    }
-    return handler(req)
-  }
+  // Built on first use, so a missing variable is reported by the request that needs it; built again after a restart.
+  const service = restartable(['registry'], () => {
+    const { ddb, s3 } = clients()
+    const keys = new DynamoKeyStore(ddb, tableName('apiKeys'), tableName('settings'))
+    const superApiKey = env.FLOE_SUPER_API_KEY?.trim() || undefined
+    return createRegistryService({
+      schemas: new DynamoSchemaStore(ddb, tableName('schemas')),
+      keys,
+      superKeys: keys,
+      publisher: new S3Publisher(s3, bucketName('assets'), env.FLOE_REGISTRY_EXPORT_PREFIX ?? ''),
+      superApiKey,
+      patchesAllowed: truthy(env.FLOE_REGISTRY_PATCHES_ALLOWED),
+      ...(env.FLOE_REGISTRY_MAX_PAYLOAD ? { maxPayloadSize: Number(env.FLOE_REGISTRY_MAX_PAYLOAD) } : {}),
+    })
+  })
+  return (req) => service.get()(req)
 }

@@ -5,15 +5,19 @@ import type { Resolver } from '../core/iglu/resolver'
 import { envVar } from '../infra/resources'
 import { clients } from './clients'
 import { DynamoSchemaStore } from './registry-store'
+import { externalRepositories } from './external-registries'
 
 /**
  * The resolver of a function inside the deployment: this deployment's registry
  * first (its schemas table, private schemas included), then the configured
- * repositories (see `defaultResolverConfig`).
+ * repositories (see `defaultResolverConfig`) and the external registries
+ * added in the control plane.
  */
 export function deploymentResolver(env: NodeJS.ProcessEnv = process.env, ddb?: DynamoDBClient): Resolver {
   const table = env[envVar('table', 'schemas')]
   const store = table ? new DynamoSchemaStore(ddb ?? clients().ddb, table) : undefined
-  return defaultResolver({ env, store })
+  const settings = env[envVar('table', 'settings')]
+  const client = () => ddb ?? clients().ddb
+  return defaultResolver({ env, store, loadRepositories: settings ? externalRepositories(client, settings) : undefined })
 }
 

@@ -4,14 +4,16 @@ import { ENRICH_VERSION } from '../core/enrich/version'
 import type { HttpHandler } from '../http/types'
 import { database } from '../runtime/database'
 import { deploymentResolver } from './resolver'
+import { restartable } from '../runtime/restarts'
 
 export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
-  const resolver = deploymentResolver(env)
+  // The resolver (its schema cache, the external registries) is built again after a restart.
+  const resolver = restartable(['searchstore', 'registry'], () => deploymentResolver(env))
   return searchApi({
     db: () => database('search'),
     version: ENRICH_VERSION,
     async lookupSchema(vendor, name, format, version) {
-      const r = await resolver.lookupSchema(`iglu:${vendor}/${name}/${format}/${version}`)
+      const r = await resolver.get().lookupSchema(`iglu:${vendor}/${name}/${format}/${version}`)
       return r.ok ? { ok: true, schema: r.value } : { ok: false, errors: { message: r.message, lookupHistory: r.failures } }
     },
   })

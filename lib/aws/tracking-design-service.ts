@@ -10,6 +10,8 @@ import { defaultResolver } from '../core/iglu/resolver-config'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
 import { clients } from './clients'
+import { externalRepositories } from './external-registries'
+import { restartable } from '../runtime/restarts'
 import { DynamoSchemaStore } from './registry-store'
 import { DynamoAccountStore, DynamoCatalogStore, DynamoSpecStore } from './tracking-design-store'
 
@@ -24,20 +26,17 @@ export function trackingDesignStores(ddb: DynamoDBClient, tables: Pick<ResourceN
 }
 
 export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
-  let handler: HttpHandler | undefined
-  // Built on first use, so a missing variable is reported by the request that needs it.
-  return (req) => {
-    if (!handler) {
-      const stores = trackingDesignStores(clients().ddb, {
-        eventSpecs: tableName('eventSpecs'),
-        specHistory: tableName('specHistory'),
-        apiKeys: tableName('apiKeys'),
-        settings: tableName('settings'),
-        schemas: tableName('schemas'),
-      })
-      const registry = resolvingRegistry(stores.registry, defaultResolver({ env }))
-      handler = createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
-    }
-    return handler(req)
-  }
+  // Built on first use, so a missing variable is reported by the request that needs it; built again after a restart of the registry.
+  const service = restartable(['registry'], () => {
+    const stores = trackingDesignStores(clients().ddb, {
+      eventSpecs: tableName('eventSpecs'),
+      specHistory: tableName('specHistory'),
+      apiKeys: tableName('apiKeys'),
+      settings: tableName('settings'),
+      schemas: tableName('schemas'),
+    })
+    const registry = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
+    return createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+  })
+  return (req) => service.get()(req)
 }

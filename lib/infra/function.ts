@@ -89,7 +89,8 @@ export class FloeFunction extends Construct {
     grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
     grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)
     // Databases through the RDS Data API: its permission (and reading the credentials secret), and the connection descriptor as JSON.
-    for (const key of Object.keys(decl.databases ?? {}) as DatabaseKey[]) {
+    const optional = (Object.keys(decl.optionalDatabases ?? {}) as DatabaseKey[]).filter((k) => data.databases[k] !== undefined)
+    for (const key of [...(Object.keys(decl.databases ?? {}) as DatabaseKey[]), ...optional]) {
       const cluster = data.databases[key]
       if (!cluster) throw new Error(`${id} uses the database '${key}', which this deployment leaves out`)
       cluster.grantDataApiAccess(this.fn)

@@ -5,6 +5,7 @@
  */
 import { enrichDeployment } from '../core/enrich/deploy'
 import type { Access, BucketKey, DatabaseKey, StreamKey, TableKey } from './resources'
+import type { ServiceName } from './services'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'ANY'
 /** An API Gateway HTTP API route: a method and a path template, or `$default`. */
@@ -25,6 +26,8 @@ export interface FunctionDecl {
    * stream triggers out.
    */
   readonly databases?: Partial<Record<DatabaseKey, Access>>
+  /** Declared databases the function uses when the deployment has them; it is kept without them. */
+  readonly optionalDatabases?: Partial<Record<DatabaseKey, Access>>
   readonly routes?: readonly RouteDecl[]
   readonly environment?: Readonly<Record<string, string>>
   /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
@@ -54,13 +57,7 @@ export interface FunctionDecl {
   readonly services?: readonly ServiceName[]
 }
 
-/**
- * The services of the single-instance stack, as the control plane names them;
- * Snowplow Mini's names for the same services are aliases.
- */
-export const serviceNames = ['collector', 'enrich', 'esLoaderGood', 'esLoaderBad', 'registry', 'dashboard', 'searchstore'] as const
-export type ServiceName = (typeof serviceNames)[number]
-export const serviceAliases: Readonly<Record<string, ServiceName>> = { iglu: 'registry', kibana: 'dashboard', elasticsearch: 'searchstore' }
+export { serviceAliases, serviceNames, type ServiceName } from './services'
 
 /**
  * The deployer's values of non-secret settings, passed to a function's
@@ -186,7 +183,7 @@ export const functions = {
     timeoutSeconds: 29,
     tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read' },
     buckets: { assets: 'readWrite' },
-    databases: { search: 'readWrite' },
+    optionalDatabases: { search: 'readWrite' },
     routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
     auth: 'basic',
     resolvesSchemas: true,

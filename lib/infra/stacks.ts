@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
+import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
@@ -109,6 +110,15 @@ export class FloeDataStack extends Stack {
   }
 }
 
+/** The custom domain of the HTTP API from the context (`domainName` and `certificateArn`, both or neither). */
+function customDomain(scope: Stack): DomainName | undefined {
+  const name = scope.node.tryGetContext('domainName') as string | undefined
+  const certificateArn = scope.node.tryGetContext('certificateArn') as string | undefined
+  if (!name && !certificateArn) return undefined
+  if (!name || !certificateArn) throw new Error('A custom domain needs both -c domainName=<domain> and -c certificateArn=<ACM certificate ARN for it>')
+  return new DomainName(scope, 'ApiDomain', { domainName: name, certificate: Certificate.fromCertificateArn(scope, 'ApiCertificate', certificateArn) })
+}
+
 export interface FloeAppStackProps extends StackProps {
   readonly data: DataResources
   readonly projectRoot: string
@@ -130,10 +140,16 @@ export class FloeAppStack extends Stack {
     this.functions = fns
 
     const defaultFn = (Object.entries<FunctionDecl>(functions).find(([, d]) => d.routes?.includes('$default')) ?? [])[0] as FunctionKey | undefined
+    // A custom domain: `-c domainName=collector.acme.com -c certificateArn=arn:aws:acm:…` (an ACM certificate in the stack's region).
+    const domain = customDomain(this)
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Floe HTTP API',
       defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
+      ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
     })
+    if (domain) {
+      new CfnOutput(this, 'ApiDomainTarget', { value: domain.regionalDomainName, description: `Point ${domain.name} here (CNAME or alias record)` })
+    }
     // Basic authentication: the declared authorizer in front of every route of a function with `auth: 'basic'`.
     const authorizer = new HttpLambdaAuthorizer('BasicAuth', fns[httpAuthorizer.function].fn, {
       authorizerName: 'floe-basic-auth',

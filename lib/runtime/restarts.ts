@@ -13,7 +13,7 @@
  * its answer means the restart is done.
  */
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import type { ServiceName } from '../infra/functions'
+import type { ServiceName } from '../infra/services'
 import { envVar } from '../infra/resources'
 
 /** How long a warm function may run on the state of before a restart. */

@@ -81,6 +81,8 @@ export interface BuildOptions {
   readonly extra?: readonly Repository[]
   /** See `ResolverOptions.lookupTimeoutMs`. */
   readonly lookupTimeoutMs?: number
+  /** See `ResolverOptions.loadRepositories`. */
+  readonly loadRepositories?: () => Promise<readonly Repository[]>
 }
 
 export function repositoryFromConfig(r: RepositoryConfig, opts: BuildOptions = {}): Repository {
@@ -98,6 +100,7 @@ export function resolverFromConfig(config: ResolverConfig, opts: BuildOptions = 
     cacheTtl: config.cacheTtl,
     repositories: [...(opts.extra ?? []), ...config.repositories.map((r) => repositoryFromConfig(r, opts))],
     lookupTimeoutMs: opts.lookupTimeoutMs,
+    loadRepositories: opts.loadRepositories,
   })
 }
 
@@ -112,6 +115,8 @@ export interface DefaultResolverOptions {
   /** This deployment's registry store; becomes the 'Floe registry' repository, tried first. */
   readonly store?: SchemaStore
   readonly fetch?: typeof fetch
+  /** Repositories read at run time (the deployment's external registries). */
+  readonly loadRepositories?: () => Promise<readonly Repository[]>
 }
 
 /** A non-negative number of seconds from the environment, or `undefined` when unset. */
@@ -177,5 +182,5 @@ export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { conf
 
 export function defaultResolver(opts: DefaultResolverOptions = {}): Resolver {
   const { config, extra, lookupTimeoutMs } = defaultResolverConfig(opts)
-  return resolverFromConfig(config, { extra, fetch: opts.fetch, lookupTimeoutMs })
+  return resolverFromConfig(config, { extra, fetch: opts.fetch, lookupTimeoutMs, loadRepositories: opts.loadRepositories })
 }

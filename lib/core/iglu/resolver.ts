@@ -25,6 +25,12 @@ export interface ResolverOptions {
   readonly lookupTimeoutMs?: number
   /** Waits between attempts (tests). */
   readonly sleep?: (ms: number) => Promise<void>
+  /**
+   * Repositories known only at run time (the external registries added in
+   * the control plane): read before the first lookup that reaches the
+   * repositories; a read that fails is tried again by the next such lookup.
+   */
+  readonly loadRepositories?: () => Promise<readonly Repository[]>
 }
 
 /** What happened at one repository during a failed lookup. */
@@ -144,7 +150,7 @@ class TtlCache<T> {
 }
 
 export class Resolver {
-  readonly repositories: readonly Repository[]
+  private repos: readonly Repository[]
   private readonly enabled: boolean
   private readonly ttlMs: number | null
   private readonly now: () => number
@@ -156,6 +162,30 @@ export class Resolver {
   private readonly lookupTimeoutMs: number
   private readonly sleep: (ms: number) => Promise<void>
   private readonly breakers = new Map<string, Breaker>()
+  private loadRepositories?: () => Promise<readonly Repository[]>
+  private loading?: Promise<void>
+
+  /** The repositories, run-time ones included once read. */
+  get repositories(): readonly Repository[] {
+    return this.repos
+  }
+
+  /** Adds the run-time repositories once (see `ResolverOptions.loadRepositories`). */
+  private async loaded(): Promise<void> {
+    const load = this.loadRepositories
+    if (!load) return
+    this.loading ??= load().then(
+      (more) => {
+        const names = new Set(this.repos.map((r) => r.name))
+        this.repos = [...this.repos, ...more.filter((r) => !names.has(r.name))]
+        this.loadRepositories = undefined
+      },
+      () => {
+        this.loading = undefined
+      },
+    )
+    await this.loading
+  }
 
   constructor(opts: ResolverOptions) {
     const names = new Set<string>()
@@ -163,7 +193,8 @@ export class Resolver {
       if (names.has(r.name)) throw new Error(`Resolver configuration has two repositories named '${r.name}'`)
       names.add(r.name)
     }
-    this.repositories = opts.repositories
+    this.repos = opts.repositories
+    this.loadRepositories = opts.loadRepositories
     const size = opts.cacheSize ?? 500
     const ttl = opts.cacheTtl === undefined ? 600 : opts.cacheTtl
     this.enabled = size > 0 && ttl !== 0
@@ -257,6 +288,7 @@ export class Resolver {
   ): Promise<ResolveResult<T>> {
     const cached = this.enabled ? cache.get(id) : undefined
     if (cached?.ok && this.fresh(cached)) return { ok: true, value: cached.value, repository: cached.repository }
+    await this.loaded()
     return this.locked(id, async () => {
       const entry = this.enabled ? cache.get(id) : undefined
       if (entry?.ok && this.fresh(entry)) return { ok: true, value: entry.value, repository: entry.repository }
@@ -283,7 +315,7 @@ export class Resolver {
         return { ok: true, value, repository }
       }
       let again: Repository[] = []
-      for (const repo of orderRepositories(this.repositories, vendor)) {
+      for (const repo of orderRepositories(this.repos, vendor)) {
         if (failures.get(repo.name)?.errors.some((e) => e.kind === 'NotFound')) continue
         const a = await this.attempt(repo, fetchOne, deadline)
         if (a.ok) return hit(a.value, repo.name)

@@ -1,0 +1,97 @@
+/** The control plane wired to the deployment: settings table, registry keys, assets bucket, search store. */
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { hashCredentials } from '../core/auth/basic'
+import { controlPlaneApi } from '../core/control-plane/api'
+import { loadEnrichmentConfigs } from '../core/enrich/enrichments/registry'
+import { hashKey } from '../core/iglu/apikeys'
+import { deleteIndex } from '../core/search/store'
+import { FLOE_VERSION } from '../core/version'
+import type { HttpHandler } from '../http/types'
+import { enrichmentFiles } from '../infra/enrichments'
+import { envVar } from '../infra/resources'
+import { database } from '../runtime/database'
+import { bumpGenerations, restartHere } from '../runtime/restarts'
+import { bucketName, tableName } from '../runtime/resources'
+import { clients, LOCAL_ENDPOINTS_ENV } from './clients'
+import { DynamoCredentialStore } from './credentials-store'
+import { listExternalRegistries, putExternalRegistry } from './external-registries'
+import { DynamoKeyStore } from './registry-store'
+import { deploymentResolver } from './resolver'
+
+const TELEMETRY_KEY = { pk: { S: 'control-plane' }, sk: { S: 'telemetry' } }
+
+/** Whether the functions run in this process (the local stack). */
+const runsLocally = (env: NodeJS.ProcessEnv) => env[LOCAL_ENDPOINTS_ENV] !== undefined
+
+export function controlPlaneFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
+  let handler: HttpHandler | undefined
+  return (req) => {
+    handler ??= build(env)
+    return handler(req)
+  }
+}
+
+function build(env: NodeJS.ProcessEnv): HttpHandler {
+  const { ddb, s3 } = clients()
+  const settings = tableName('settings')
+  const credentials = new DynamoCredentialStore(ddb, settings)
+  const hasSearchStore = env[envVar('database', 'search')] !== undefined
+  return controlPlaneApi({
+    version: FLOE_VERSION,
+    async restart(services) {
+      const generations = await bumpGenerations(ddb, settings, services)
+      // Locally every function runs here: the restart is done when this returns.
+      if (runsLocally(env)) restartHere(services, generations)
+    },
+    resetSearchStore: hasSearchStore
+      ? async () => {
+          const db = await database('search')
+          await deleteIndex(db, 'good')
+          await deleteIndex(db, 'bad')
+        }
+      : undefined,
+    async changeCredentials(username, password) {
+      for (;;) {
+        const current = await credentials.get()
+        const next = await hashCredentials(username, password, (current?.version ?? 0) + 1, new Date())
+        if (current ? await credentials.replace(next, current.version) : await credentials.putIfAbsent(next)) return
+      }
+    },
+    async setSuperApiKey(key) {
+      await new DynamoKeyStore(ddb, tableName('apiKeys'), settings).putSuperKeyHash(hashKey(key), { onlyIfAbsent: false })
+    },
+    listExternalRegistries: () => listExternalRegistries(ddb, settings),
+    putExternalRegistry: (r) => putExternalRegistry(ddb, settings, r),
+    async probe(uri) {
+      try {
+        const res = await fetch(uri, { redirect: 'manual', signal: AbortSignal.timeout(5_000) })
+        await res.body?.cancel()
+        return undefined
+      } catch (err) {
+        const e = err as Error & { cause?: { code?: string; message?: string } }
+        return e.cause?.code ?? e.cause?.message ?? e.message
+      }
+    },
+    async putEnrichment(filename, text) {
+      const checked = await loadEnrichmentConfigs([{ source: filename, text }], deploymentResolver(env, ddb))
+      if (!checked.ok) return { ok: false, errors: checked.errors }
+      await s3.send(new PutObjectCommand({ Bucket: bucketName(enrichmentFiles.bucket), Key: `${enrichmentFiles.prefix}${filename}`, Body: text, ContentType: 'application/json' }))
+      return { ok: true }
+    },
+    async telemetryDisabled() {
+      const res = await ddb.send(new GetItemCommand({ TableName: settings, Key: TELEMETRY_KEY, ConsistentRead: true }))
+      return res.Item?.disable?.BOOL === true
+    },
+    async setTelemetryDisabled(disable) {
+      await ddb.send(new PutItemCommand({ TableName: settings, Item: { ...TELEMETRY_KEY, disable: { BOOL: disable }, updatedAt: { S: new Date().toISOString() } } }))
+    },
+    domainAnswer(domain) {
+      if (runsLocally(env)) {
+        return `Floe runs on this machine; to serve it at https://${domain}, point ${domain} at this machine and put a TLS-terminating proxy in front of the Floe port. Nothing was changed.`
+      }
+      return `To serve Floe at https://${domain}, deploy again with: npx cdk deploy --all -c domainName=${domain} -c certificateArn=<the ARN of an ACM certificate for ${domain} in the stack's region>, then point ${domain} at the regional domain name in the stack output ApiDomainTarget (a CNAME or an alias record). Nothing was changed yet.`
+    },
+    now: () => new Date(),
+  })
+}

@@ -1,0 +1,202 @@
+/**
+ * The control plane under `/control-plane`: Snowplow Mini's endpoints, form
+ * parameters, answers and errors (plain text), for functions instead of
+ * containers. The effects go through ports; this module holds the rules.
+ */
+import { isUuidV4 } from '../iglu/apikeys'
+import { passwordProblem, usernameProblem } from '../auth/basic'
+import { serviceAliases, serviceNames, type ServiceName } from '../../infra/services'
+import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
+import { json, text } from '../../http/types'
+import { parseQuery } from '../../http/apigateway'
+import { isMultipart, parseMultipart } from '../../http/multipart'
+import { externalRegistryFromForm, type ExternalRegistry } from './registries'
+
+export interface ControlPlaneDeps {
+  readonly version: string
+  /** Restarts the services; resolves once the restart is guaranteed (see `lib/runtime/restarts.ts`). */
+  restart(services: readonly ServiceName[]): Promise<void>
+  /** Empties both indices of the search store; undefined when the deployment has none. */
+  readonly resetSearchStore?: () => Promise<void>
+  /** Replaces the credentials of the pages (the rules are checked before). */
+  changeCredentials(username: string, password: string): Promise<void>
+  /** Replaces the registry's super API key (a UUID v4, checked before). */
+  setSuperApiKey(key: string): Promise<void>
+  listExternalRegistries(): Promise<readonly ExternalRegistry[]>
+  putExternalRegistry(r: ExternalRegistry): Promise<void>
+  /** Why the URL cannot be reached, or undefined when it answered. */
+  probe(uri: string): Promise<string | undefined>
+  /** Checks an enrichment configuration against its schema and stores it under `filename`; the problems otherwise. */
+  putEnrichment(filename: string, text: string): Promise<{ ok: true } | { ok: false; errors: readonly string[] }>
+  telemetryDisabled(): Promise<boolean>
+  setTelemetryDisabled(disable: boolean): Promise<void>
+  /** What submitting a domain name means in this deployment (a sentence). */
+  domainAnswer(domain: string): string
+  now(): Date
+}
+
+export const FORM_LIMIT_BYTES = 64 * 1024
+export const ENRICHMENT_LIMIT_BYTES = 1024 * 1024
+
+/** Mini's control plane answers. */
+export const ANSWERS = {
+  ok: 'OK',
+  reset: 'The search store is reset: both indices (good and bad) are empty.',
+  uploaded: 'uploaded successfully',
+  added: 'added successfully',
+  changed: 'changed successfully',
+} as const
+
+const DOMAIN = /^(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))+$/
+const ENRICHMENT_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.json$/
+
+const bad = (message: string, status = 400) => text(status, `${message}\n`)
+
+/** The form of a request: the query string, overridden by an urlencoded body (Go's `FormValue`). */
+type Form = { readonly form: Readonly<Record<string, string>>; readonly error?: undefined } | { readonly error: HttpResponse }
+
+function formOf(req: HttpRequest): Form {
+  const form: Record<string, string> = { ...req.query }
+  if (req.body.length === 0) return { form }
+  const type = (req.headers['content-type'] ?? '').toLowerCase()
+  if (req.body.length > FORM_LIMIT_BYTES) return { error: bad(`the form is larger than ${FORM_LIMIT_BYTES} bytes`, 413) }
+  if (type !== '' && !type.startsWith('application/x-www-form-urlencoded')) return { error: bad('send the parameters as application/x-www-form-urlencoded (or multipart/form-data for the enrichment file)', 415) }
+  return { form: { ...form, ...parseQuery(req.body.toString('utf8')) } }
+}
+
+function serviceOf(value: string | undefined): ServiceName | undefined {
+  if (value === undefined) return undefined
+  const v = value.trim()
+  return (serviceNames as readonly string[]).includes(v) ? (v as ServiceName) : serviceAliases[v]
+}
+
+const RECOGNIZED = `Recognized service names: ${serviceNames.join(', ')} (and ${Object.keys(serviceAliases).join(', ')} as aliases)`
+
+export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-plane'): HttpHandler {
+  const routes: Record<string, (req: HttpRequest) => Promise<HttpResponse> | HttpResponse> = {
+    async 'restart-services'(req) {
+      if (req.method !== 'PUT') return bad('Only PUT is supported', 404)
+      await deps.restart(serviceNames)
+      return text(200, ANSWERS.ok)
+    },
+    async 'restart-service'(req) {
+      if (req.method !== 'PUT') return bad('Only PUT is supported', 404)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      if (form.service_name === undefined) return bad('Missing key service_name')
+      const service = serviceOf(form.service_name)
+      if (!service) return bad(RECOGNIZED)
+      await deps.restart([service])
+      return text(200, ANSWERS.ok)
+    },
+    async 'reset-service'(req) {
+      if (req.method !== 'POST') return bad('Only POST is supported')
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      if (form.service_name === undefined) return bad('Missing key service_name')
+      if (serviceOf(form.service_name) !== 'searchstore') return bad(`${form.service_name} can't be reset. Only searchstore (or elasticsearch) can be reset.`)
+      if (!deps.resetSearchStore) return bad('This deployment has no search store (it was deployed with -c searchStore=false).', 409)
+      await deps.resetSearchStore()
+      await deps.restart(['searchstore', 'dashboard'])
+      return text(200, ANSWERS.reset)
+    },
+    async enrichments(req) {
+      if (req.method !== 'POST') return bad('Only POST is supported', 405)
+      if (!isMultipart(req.headers['content-type'])) return bad('send the enrichment as multipart/form-data with the file in the field enrichmentjson', 415)
+      const parts = await parseMultipart(req.body, req.headers['content-type']!, { fileBytes: ENRICHMENT_LIMIT_BYTES, files: 1, fields: 4 })
+      if (!parts.ok) return bad(parts.message, parts.status)
+      const file = parts.files.find((f) => f.field === 'enrichmentjson')
+      if (!file) return bad('missing file enrichmentjson')
+      const filename = file.filename.split(/[\\/]/).pop() ?? ''
+      if (!ENRICHMENT_FILENAME.test(filename)) return bad(`the file name must end in .json and use only letters, digits, '.', '_' and '-' (got '${filename.slice(0, 100)}')`)
+      const content = file.data.toString('utf8')
+      try {
+        JSON.parse(content)
+      } catch (err) {
+        return bad(`JSON is not valid: ${(err as Error).message}`)
+      }
+      const stored = await deps.putEnrichment(filename, content)
+      if (!stored.ok) return bad(`The enrichment configuration is not valid:\n${stored.errors.join('\n')}`)
+      await deps.restart(['enrich'])
+      return text(200, ANSWERS.uploaded)
+    },
+    async 'external-iglu'(req) {
+      if (req.method === 'GET') {
+        const list = await deps.listExternalRegistries()
+        return json(200, list.map(({ apikey, ...r }) => ({ ...r, hasApiKey: apikey !== undefined })))
+      }
+      if (req.method !== 'POST' && req.method !== 'PUT') return bad('Only GET, POST and PUT are supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      const r = externalRegistryFromForm(form, deps.now())
+      if (!r.ok) return bad(r.message)
+      const unreachable = await deps.probe(r.value.uri)
+      if (unreachable !== undefined) return bad(`Given URL is not reachable: ${unreachable}`)
+      await deps.putExternalRegistry(r.value)
+      await deps.restart(['registry', 'enrich'])
+      return text(200, ANSWERS.added)
+    },
+    async 'local-iglu-apikey'(req) {
+      if (req.method !== 'POST') return bad('Only POST is supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      const key = form.local_iglu_apikey?.trim()
+      if (!key) return bad('missing parameter local_iglu_apikey')
+      if (!isUuidV4(key)) return bad('Given apikey is not valid UUID (a UUID v4 is required, e.g. the output of `uuidgen -r`)')
+      await deps.setSuperApiKey(key.toLowerCase())
+      await deps.restart(['registry'])
+      return text(200, ANSWERS.added)
+    },
+    async credentials(req) {
+      if (req.method !== 'POST') return bad('Only POST is supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      const username = form.new_username?.trim()
+      const password = form.new_password
+      if (!username) return bad('missing parameter new_username')
+      if (!password) return bad('missing parameter new_password')
+      const problem = usernameProblem(username) ?? passwordProblem(password)
+      if (problem) return bad(problem)
+      await deps.changeCredentials(username, password)
+      await deps.restart(['dashboard'])
+      return text(200, ANSWERS.changed)
+    },
+    async 'domain-name'(req) {
+      if (req.method !== 'POST') return bad('Only POST is supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      const domain = form.domain_name?.trim().toLowerCase().replace(/\.$/, '')
+      if (!domain) return bad('missing parameter domain_name')
+      if (!DOMAIN.test(domain)) return bad(`'${domain.slice(0, 255)}' is not a domain name (e.g. collector.acme.com)`)
+      return text(200, `${deps.domainAnswer(domain)}\n`)
+    },
+    version(req) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return bad('Only GET is supported', 405)
+      return text(200, deps.version)
+    },
+    async telemetry(req) {
+      if (req.method === 'GET' || req.method === 'HEAD') return json(200, { 'collector.telemetry.disable': await deps.telemetryDisabled() })
+      if (req.method !== 'PUT') return bad('Only GET and PUT are supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const form = f.form
+      if (form.disable === undefined) return bad('no key named disable')
+      if (form.disable !== 'true' && form.disable !== 'false') return bad('set disable key to either true or false')
+      await deps.setTelemetryDisabled(form.disable === 'true')
+      await deps.restart(['collector'])
+      return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' }
+    },
+  }
+  return async (req) => {
+    const rest = req.path.startsWith(`${basePath}/`) ? req.path.slice(basePath.length + 1).replace(/\/+$/, '') : undefined
+    const route = rest === undefined ? undefined : Object.hasOwn(routes, rest) ? routes[rest] : undefined
+    if (!route) return bad(`404 page not found: the control plane has ${Object.keys(routes).map((r) => `${basePath}/${r}`).join(', ')}`, 404)
+    return route(req)
+  }
+}
