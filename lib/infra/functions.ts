@@ -168,13 +168,14 @@ export const functions = {
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
   },
   authorizer: {
-    description: 'HTTP basic authentication of the single-instance pages and APIs: checks the credentials kept hashed in the settings table (FLOE_USERNAME, FLOE_PASSWORD: the credentials of a first start).',
+    description: 'HTTP basic authentication of the single-instance pages and APIs: checks the credentials kept hashed in the settings table (FLOE_USERNAME: the username of a first start; the password is generated and logged once).',
     entry: 'functions/authorizer/handler.ts',
     memoryMb: 512,
     timeoutSeconds: 10,
     tables: { settings: 'readWrite' },
     services: ['dashboard'],
-    environment: fromDeployEnvironment('FLOE_USERNAME', 'FLOE_PASSWORD'),
+    // Not the password: a secret is never put in a function's configuration.
+    environment: fromDeployEnvironment('FLOE_USERNAME'),
   },
   controlPlane: {
     description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version.',
