@@ -3,13 +3,14 @@ import { UsageError } from './command'
 import { startCommand } from './start'
 import { registryCommands } from './registry'
 import { tailCommand } from './tail'
+import { logsCommand } from './logs'
 import { orgCommands } from './org'
 import { apikeyCommands } from './apikey'
 import { schemaCompatCommand } from './schema'
 import { enrichCommand } from './enrich'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, logsCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])

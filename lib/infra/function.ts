@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb'
 import type { IStream } from 'aws-cdk-lib/aws-kinesis'
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds'
@@ -10,6 +11,7 @@ import { Construct } from 'constructs'
 import { dirname, resolve } from 'node:path'
 import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
+import { kebabName } from '../core/metrics/services'
 
 export interface DataResources {
   readonly tables: Readonly<Record<TableKey, ITableV2>>
@@ -20,6 +22,8 @@ export interface DataResources {
 }
 
 export interface FloeFunctionProps {
+  /** The function's key in the declaration (default: the construct id); it names the log group. */
+  readonly key?: string
   readonly decl: FunctionDecl
   readonly data: DataResources
   readonly projectRoot: string
@@ -36,7 +40,7 @@ export class FloeFunction extends Construct {
   constructor(scope: Construct, id: string, props: FloeFunctionProps) {
     super(scope, id)
     const { decl, data } = props
-    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH })
+    const logGroup = new LogGroup(this, 'Logs', { logGroupName: functionLogGroupName(Stack.of(this).stackName, props.key ?? id), retention: RetentionDays.ONE_MONTH })
     this.fn = new NodejsFunction(this, 'Function', {
       description: decl.description,
       entry: resolve(props.projectRoot, decl.entry),
@@ -97,5 +101,12 @@ export class FloeFunction extends Construct {
       const connection: DatabaseConnection = { kind: 'rds-data', resourceArn: cluster.clusterArn, secretArn: cluster.secret!.secretArn, database: databases[key].databaseName }
       this.fn.addEnvironment(envVar('database', key), Stack.of(this).toJsonString(connection))
     }
+    // Reads CloudWatch metrics (their names come from the stack: see `readsMetrics`). GetMetricData has no resource-level permissions.
+    if (decl.readsMetrics) this.fn.addToRolePolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] }))
   }
+}
+
+/** A function's log group: `/floe/<stack name>/<function key in kebab case>`, e.g. `/floe/FloeApp/search-loader`. */
+export function functionLogGroupName(stackName: string, key: string): string {
+  return `/floe/${stackName}/${kebabName(key)}`
 }

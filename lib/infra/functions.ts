@@ -55,6 +55,13 @@ export interface FunctionDecl {
    * generations from the settings table (granted with this).
    */
   readonly services?: readonly ServiceName[]
+  /**
+   * Reports the metrics of the deployment (`GET /metrics`): on AWS it may call
+   * `cloudwatch:GetMetricData`, and gets the physical names of every other
+   * function and of every stream in `FLOE_METRICS_TARGETS` (JSON). No function
+   * may refer to it, or the stack would have a circular dependency.
+   */
+  readonly readsMetrics?: boolean
 }
 
 export { serviceAliases, serviceNames, type ServiceName } from './services'
@@ -211,6 +218,7 @@ export const functions = {
     timeoutSeconds: 29,
     routes: [{ method: 'GET', path: '/metrics' }],
     auth: 'basic',
+    readsMetrics: true,
   },
 } as const satisfies Record<string, FunctionDecl>
 

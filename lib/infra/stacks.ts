@@ -15,6 +15,7 @@ import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
+import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
 import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
 import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
@@ -135,9 +136,18 @@ export class FloeAppStack extends Stack {
     // A function whose database is not deployed is left out, with its routes and triggers.
     const deployed = Object.entries<FunctionDecl>(functions).filter(([, decl]) => missingDatabases(decl, (k) => props.data.databases[k] !== undefined).length === 0)
     for (const [key, decl] of deployed) {
-      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { decl, data: props.data, projectRoot: props.projectRoot })
+      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { key, decl, data: props.data, projectRoot: props.projectRoot })
     }
     this.functions = fns
+    // The metrics function: the physical names of the other functions and of the streams (no function refers to it).
+    for (const [key] of deployed.filter(([, d]) => d.readsMetrics)) {
+      const targets: MetricsTargets = {
+        self: key,
+        functions: Object.fromEntries(deployed.filter(([k]) => k !== key).map(([k]) => [k, fns[k as FunctionKey].fn.functionName])),
+        streams: Object.fromEntries(Object.entries(props.data.streams).map(([k, s]) => [k, s.streamName])),
+      }
+      fns[key as FunctionKey].fn.addEnvironment(METRICS_TARGETS_ENV, this.toJsonString(targets))
+    }
 
     const defaultFn = (Object.entries<FunctionDecl>(functions).find(([, d]) => d.routes?.includes('$default')) ?? [])[0] as FunctionKey | undefined
     // A custom domain: `-c domainName=collector.acme.com -c certificateArn=arn:aws:acm:…` (an ACM certificate in the stack's region).

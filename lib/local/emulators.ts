@@ -19,6 +19,8 @@ export interface EmulatorOptions {
 
 export interface Emulators {
   readonly endpoints: LocalEndpoints
+  /** The pid of DynamoDB Local's Java process while it runs (a new one after a restart); the other emulators run in this process. */
+  dynamodbPid(): number | undefined
   stop(): Promise<void>
 }
 
@@ -281,6 +283,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
   ]
   return {
     endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint, postgres: p.endpoint },
+    dynamodbPid: () => d.pid,
     async stop() {
       await Promise.all([d.stop(), k.stop(), s.stop(), p.stop()])
     },

@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 
 import { functions, httpAuthorizer, type FunctionDecl, type FunctionKey, type RouteDecl } from '../infra/functions'
 import { parseQuery } from '../http/apigateway'
 import { invoke, InvocationTimeoutError } from './handlers'
+import { countExchange } from './metrics'
 
 interface CompiledRoute {
   readonly routeKey: string
@@ -233,6 +234,7 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
       const path = url.split('?')[0]!
       const route = selectRoute(table, req.method ?? 'GET', path)
       if (!route) return errorResponse(res, 404, 'Not Found')
+      countExchange(route.fn, req, res, size) // bytes in and out, per function, for /metrics
       const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now())
       try {
         const refused = await authorizeRoute(route.fn, event)

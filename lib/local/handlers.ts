@@ -1,6 +1,8 @@
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { functions, type FunctionKey } from '../infra/functions'
+import { runAsFunction } from './logs'
+import { measureInvocation } from './metrics'
 
 /** The project root (where package.json lives). */
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -60,7 +62,8 @@ export async function invoke(key: FunctionKey, event: unknown): Promise<unknown>
     timer = setTimeout(() => reject(new InvocationTimeoutError(`Task timed out after ${timeoutSeconds} seconds`)), timeoutSeconds * 1000)
   })
   try {
-    return await Promise.race([handler(event, lambdaContext(key, timeoutSeconds)), timeout])
+    // Counted in the metrics; what the handler writes with console.* goes to its log.
+    return await measureInvocation(key, event, () => runAsFunction(key, () => Promise.race([handler(event, lambdaContext(key, timeoutSeconds)), timeout])))
   } finally {
     clearTimeout(timer)
   }

@@ -8,11 +8,13 @@ import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type ResourceNames } from '../infra/resources'
 import { schemaForPrefix } from '../core/search/store'
 import { retentionDays } from '../core/search/settings'
-import { functions, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
+import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
 import { invoke } from './handlers'
+import { logMaxBytes, openLogs } from './logs'
+import { trackedEmulators, trackStack } from './metrics'
 import { provision } from './provision'
 import { StreamTrigger } from './stream-trigger'
 
@@ -38,6 +40,11 @@ export interface LocalStackOptions {
   readonly enrichmentsDir?: string
   /** Extra environment for the functions (set in this process). */
   readonly environment?: Readonly<Record<string, string>>
+  /**
+   * Where the functions' logs and the stack's own lines (`floe.log`) are
+   * written; default `logs/` of the data directory, none without one.
+   */
+  readonly logsDir?: string
   readonly log?: (line: string) => void
 }
 
@@ -74,16 +81,26 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 }
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
-  const log = opts.log ?? (() => {})
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
+  const logsDir = opts.logsDir ?? (opts.dataDir === undefined ? undefined : join(opts.dataDir, 'logs'))
+  const logFiles = logsDir === undefined ? undefined : openLogs(logsDir, logMaxBytes({ ...process.env, ...opts.environment }))
+  // The stack's own lines: to the caller (the terminal) and to floe.log.
+  const log = (line: string) => {
+    opts.log?.(line)
+    logFiles?.stackLine(line)
+  }
   let emulators: Emulators | undefined
-  const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.host, log })).endpoints
+  const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.host, log }).catch((err) => {
+    logFiles?.close()
+    throw err
+  })).endpoints
   const stopEmulators = async () => emulators?.stop()
   let gateway: Gateway | undefined
   const triggers = new Map<string, StreamTrigger>()
   const disabledTriggers = new Map<string, string>()
   try {
     const names = localNames(opts.namePrefix)
+    trackStack({ functions: Object.keys(functions), serviceOrder: serviceNames, streams: names.streams, emulators: trackedEmulators(emulators, endpoints.postgres !== undefined) })
     // Functions read resource names and endpoints from the environment, as on Lambda.
     Object.assign(process.env, resourceEnvironment(names), opts.environment, {
       [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
@@ -149,12 +166,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         await g.close()
         await Promise.all([...triggers.values()].map((t) => t.stop()))
         await stopEmulators()
+        logFiles?.close()
       },
     }
   } catch (err) {
     await gateway?.close()
     await Promise.all([...triggers.values()].map((t) => t.stop()))
     await stopEmulators()
+    logFiles?.close()
     throw err
   }
 }

@@ -10,6 +10,7 @@ import {
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda'
 import type { StreamTriggerSettings } from '../infra/functions'
 import type { CheckpointStore } from './checkpoints'
+import { countStreamRead } from './metrics'
 
 /** Lambda's limit on the payload of one invocation. */
 const MAX_BATCH_BYTES = 6 * 1024 * 1024
@@ -169,6 +170,7 @@ class ShardPoller {
     }
     this.iterator = out.NextShardIterator
     const records = out.Records ?? []
+    countStreamRead(this.o.functionName, this.o.streamName, records)
     if (records.length > 0) {
       if (this.buffer.length === 0) this.bufferSince = Date.now()
       this.buffer.push(...records)

@@ -80,8 +80,8 @@ describe('the search store', () => {
   })
 
   it('is reached by its functions through the Data API, without a VPC, from a JSON connection descriptor', () => {
-    const users = Object.entries(functions).filter(([, f]) => (f as { databases?: object }).databases).map(([k]) => k)
-    expect(users.sort()).toEqual(['search', 'searchLoader'])
+    const users = Object.entries(functions).filter(([, f]) => (f as { databases?: object; optionalDatabases?: object }).databases ?? (f as { optionalDatabases?: object }).optionalDatabases).map(([k]) => k)
+    expect(users.sort()).toEqual(['controlPlane', 'search', 'searchLoader'])
     const withDb = Object.values(app.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.[envVar('database', 'search')])
     expect(withDb).toHaveLength(users.length)
     for (const f of withDb) {
@@ -100,6 +100,10 @@ describe('the search store', () => {
     expect(Object.keys(off.app.findResources('AWS::Lambda::Function'))).toHaveLength(Object.keys(functions).length - users)
     const routes = Object.values(off.app.findResources('AWS::ApiGatewayV2::Route')).map((r) => String(r.Properties.RouteKey))
     expect(routes.filter((r) => /search-store|micro/.test(r))).toEqual([])
+    // the control plane stays, without the database (its reset answers that there is no search store)
+    const controlPlane = Object.values(off.app.findResources('AWS::Lambda::Function')).filter((f) => /^The control plane under/.test(f.Properties.Description))
+    expect(controlPlane).toHaveLength(1)
+    expect(controlPlane[0].Properties.Environment.Variables[envVar('database', 'search')]).toBeUndefined()
     expect(Object.keys(off.app.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(streamTriggers.filter((t) => t.function !== 'searchLoader').length)
     expect(synthTemplates({ searchStore: 'false' }).data.findResources('AWS::RDS::DBCluster')).toEqual({})
   })
