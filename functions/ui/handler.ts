@@ -1,4 +1,7 @@
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { httpLambda } from '../../lib/http/lambda'
-import { text } from '../../lib/http/types'
+import { uiFromEnvironment } from '../../lib/ui/serve'
 
-export const handler = httpLambda(() => text(501, 'not implemented\n'), { auth: 'basic' })
+/** The pages `/home` and `/dashboard-ui`, built by `lib/ui/build.ts` into `ui/` next to this bundle. */
+export const handler = httpLambda(uiFromEnvironment(join(dirname(fileURLToPath(import.meta.url)), 'ui')), { auth: 'basic' })

@@ -210,6 +210,7 @@ export const functions = {
     ],
     auth: 'basic',
     services: ['dashboard'],
+    ui: true,
   },
   metrics: {
     description: 'Runtime metrics of every service under /metrics: JSON, or Prometheus text exposition.',

@@ -1,0 +1,133 @@
+/**
+ * The explorer's columns: for good events, fields of the shredded enriched
+ * event; for bad rows, what people look for (when, which failure, which
+ * schema, the message) read from the bad row's document.
+ */
+import { cellText, igluName, valuesAt } from '../shared/format.js'
+
+const field = (path, extra = {}) => ({ id: path, label: path, source: [path], value: (d) => valuesAt(d, path), ...extra })
+
+export const FAILURE_CONTEXT = 'contexts_com_snowplowanalytics_snowplow_failure_1'
+
+export const GOOD_COLUMNS = [
+  field('collector_tstamp', { time: true }),
+  field('app_id'),
+  field('event', { badge: true }),
+  field('event_name'),
+  {
+    id: 'schema',
+    label: 'schema',
+    source: ['event_vendor', 'event_name', 'event_format', 'event_version'],
+    value: (d) => (d.event_vendor ? [`iglu:${d.event_vendor}/${d.event_name}/${d.event_format}/${d.event_version}`] : []),
+  },
+  field('platform'),
+  field('page_url', { wide: true }),
+  field('page_title'),
+  field('user_id'),
+  field('domain_userid'),
+  field('network_userid'),
+  field('domain_sessionid'),
+  field('event_id'),
+  field('se_category'),
+  field('se_action'),
+  field('se_label'),
+  field('se_property'),
+  field('se_value'),
+  field('tr_orderid'),
+  field('tr_total'),
+  field('ti_sku'),
+  field('refr_urlhost'),
+  field('useragent', { wide: true }),
+  field('user_ipaddress'),
+  field('geo_country'),
+  field('v_tracker'),
+  field('dvce_created_tstamp', { time: true }),
+  field('derived_tstamp', { time: true }),
+  field('etl_tstamp', { time: true }),
+]
+
+export const GOOD_DEFAULT = ['collector_tstamp', 'app_id', 'event', 'event_name', 'platform', 'page_url', 'user_id', 'domain_userid']
+
+function short(v, n = 120) {
+  const s = cellText(v)
+  return s.length > n ? `${s.slice(0, n)}…` : s
+}
+
+/** The messages of a bad row, one line each, whatever its type. */
+export function badRowMessages(doc) {
+  const f = doc?.data?.failure ?? {}
+  const out = []
+  const msgs = Array.isArray(f.messages) ? f.messages : []
+  for (const m of msgs) {
+    if (m === null || typeof m !== 'object') {
+      out.push(String(m))
+      continue
+    }
+    if (m.schemaKey !== undefined && m.error && typeof m.error === 'object') {
+      const e = m.error
+      const kind = e.error_str ?? ''
+      const reports = Array.isArray(e.dataReports)
+        ? e.dataReports.map((r) => {
+            const text = r.message_str ?? r.message ?? r.keyword ?? ''
+            return r.path && !String(text).startsWith(r.path) ? `${r.path}: ${text}` : String(text)
+          })
+        : []
+      const repos = Array.isArray(e.lookupHistory) ? e.lookupHistory.map((l) => l.repository).filter(Boolean) : []
+      const why = reports.length ? reports.join('; ') : kind === 'ResolutionError' && repos.length ? `not found in ${repos.join(', ')}` : Array.isArray(e.schemaIssues) ? e.schemaIssues.map((x) => x.message).join('; ') : ''
+      out.push(`${kind || 'error'}${why ? `: ${why}` : ''} (${m.schemaKey})`)
+      continue
+    }
+    if (m.message && typeof m.message === 'object') {
+      const x = m.message
+      const who = m.enrichment?.identifier ?? m.enrichment?.schemaKey ?? ''
+      const what = x.error_str ?? (x.expectation ? `${x.field ?? ''}: ${x.expectation}${x.value !== undefined && x.value !== null ? ` (value ${short(x.value, 60)})` : ''}` : short(x))
+      out.push(`${who ? `${who}: ` : ''}${what}`)
+      continue
+    }
+    if (m.expectation !== undefined) {
+      out.push(`${m.field ?? m.payloadField ?? ''}${m.field || m.payloadField ? ': ' : ''}${m.expectation}${m.value !== undefined && m.value !== null ? ` (value ${short(m.value, 60)})` : ''}`)
+      continue
+    }
+    if (m.message_str) out.push(m.message_str)
+    else if (m.error_str) out.push(m.error_str)
+    else out.push(short(m))
+  }
+  if (out.length === 0) {
+    if (f.expectation) out.push(`${f.expectation}${f.actualSizeBytes ? ` (${f.actualSizeBytes} bytes, at most ${f.maximumAllowedSizeBytes})` : ''}`)
+    else if (f.message && typeof f.message === 'object') out.push(f.message.error_str ?? `${f.message.payloadField ?? ''}: ${f.message.expectation ?? short(f.message)}`)
+    else if (f.message_str) out.push(f.message_str)
+    else if (f.failure_str) out.push(f.failure_str)
+    else if (Array.isArray(f.errors_list)) out.push(...f.errors_list.map((x) => short(x)))
+    else if (f.error_str) out.push(f.error_str)
+  }
+  return out
+}
+
+export const BAD_COLUMNS = [
+  field('data.failure.timestamp', { label: 'failure timestamp', time: true }),
+  { id: 'failure_type', label: 'failure type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
+  field('data.failure.messages.schemaKey', { label: 'failing schema' }),
+  { id: 'message', label: 'message', source: ['data.failure'], wrap: true, value: (d) => badRowMessages(d) },
+  field('data.payload.enriched.app_id', { label: 'app_id' }),
+  field('data.payload.enriched.event', { label: 'event' }),
+  field('data.payload.enriched.event_id', { label: 'event_id' }),
+  { id: 'processor', label: 'processor', source: ['data.processor'], value: (d) => (d?.data?.processor ? [`${d.data.processor.artifact} ${d.data.processor.version}`] : []) },
+  field('schema'),
+]
+
+export const BAD_DEFAULT = ['data.failure.timestamp', 'failure_type', 'data.failure.messages.schemaKey', 'message', 'data.payload.enriched.app_id']
+
+export const COLUMNS = { good: GOOD_COLUMNS, bad: BAD_COLUMNS }
+export const DEFAULT_COLUMNS = { good: GOOD_DEFAULT, bad: BAD_DEFAULT }
+
+/** A column by id; any other id is a field path of the document. */
+export function columnOf(index, id) {
+  return COLUMNS[index].find((c) => c.id === id) ?? field(id)
+}
+
+/** The `_source` paths the chosen columns need (and the row's identity). */
+export function sourceOf(index, ids) {
+  const paths = new Set(index === 'good' ? ['event_id', 'collector_tstamp', FAILURE_CONTEXT] : ['schema', 'data.failure.timestamp'])
+  for (const id of ids) for (const p of columnOf(index, id).source) paths.add(p)
+  return [...paths]
+}

@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'preact/hooks'
+import { version as trackerVersion } from '@snowplow/browser-tracker'
+import { getJson, getText } from '../shared/api.js'
+import { CopyButton } from '../shared/copy.js'
+import { html } from '../shared/html.js'
+import { LiveCounters } from './counters.js'
+import { collectorUrl } from './tracker.js'
+
+/** The services of the stack; `probe` ones are checked with a GET. */
+const SERVICES = [
+  { name: 'Event explorer', path: '/dashboard-ui', about: 'Recent good events and bad rows, histogram, bad rows grouped by failure' },
+  { name: 'Search store', path: '/search-store', about: 'Elasticsearch-style _count and _search over the good and bad indices', probe: true },
+  { name: 'Micro API', path: '/micro/all', about: "Snowplow Micro's API: /micro/all, /good, /bad, /reset, /iglu", probe: true },
+  { name: 'Schema registry', path: '/registry-server/api/meta/health', about: 'Iglu-compatible registry under /registry-server/api', probe: true },
+  { name: 'Metrics', path: '/metrics', about: 'Runtime metrics of every service: JSON, or Prometheus text', probe: true },
+  { name: 'Health', path: '/health', about: 'ok when every component of the stack is up', probe: true },
+  { name: 'Tracking-design API', path: '/api/msc/v1', about: 'Event specifications, data products, source applications (bearer token)' },
+]
+
+function ServiceStatus({ status }) {
+  if (status === undefined) return html`<span class="badge muted">—</span>`
+  if (status === 'checking') return html`<span class="badge muted">checking…</span>`
+  if (status >= 200 && status < 300) return html`<span class="badge ok">up · ${status}</span>`
+  if (status === 501) return html`<span class="badge warn">not implemented · 501</span>`
+  return html`<span class="badge err">${status === 0 ? 'no answer' : `HTTP ${status}`}</span>`
+}
+
+function Services() {
+  const [status, setStatus] = useState({})
+  const probe = async () => {
+    setStatus(Object.fromEntries(SERVICES.filter((s) => s.probe).map((s) => [s.path, 'checking'])))
+    await Promise.all(
+      SERVICES.filter((s) => s.probe).map(async (s) => {
+        let code = 0
+        try {
+          code = (await fetch(s.path, { cache: 'no-store' })).status
+        } catch {
+          code = 0
+        }
+        setStatus((prev) => ({ ...prev, [s.path]: code }))
+      }),
+    )
+  }
+  useEffect(() => void probe(), [])
+  return html`<article class="card">
+    <header class="card-head">
+      <h3>Services</h3>
+      <button type="button" class="secondary outline btn-sm" onClick=${probe}>Check again</button>
+    </header>
+    <div class="table-wrap">
+      <table class="data services">
+        <thead><tr><th>Service</th><th>Path</th><th>What it is</th><th>Status</th></tr></thead>
+        <tbody>
+          ${SERVICES.map(
+            (s) => html`<tr>
+              <td><strong>${s.name}</strong></td>
+              <td><a class="mono" href=${s.path} target=${s.path === '/dashboard-ui' ? undefined : '_blank'} rel="noopener">${s.path}</a></td>
+              <td class="muted">${s.about}</td>
+              <td><${ServiceStatus} status=${s.probe ? status[s.path] : undefined} /></td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+  </article>`
+}
+
+function Versions() {
+  const [v, setV] = useState({})
+  useEffect(() => {
+    const set = (k, val) => setV((prev) => ({ ...prev, [k]: val }))
+    getText('/control-plane/version')
+      .then((t) => set('floe', { ok: true, text: t.trim() }))
+      .catch((e) => set('floe', { ok: false, text: e.status ? `unavailable (HTTP ${e.status})` : e.message }))
+    getJson('/search-store')
+      .then((j) => set('store', { ok: true, text: `${j?.version?.number ?? '?'}${j?.version?.build_flavor ? ` (${j.version.build_flavor})` : ''}` }))
+      .catch((e) => set('store', { ok: false, text: e.status ? `unavailable (HTTP ${e.status})` : e.message }))
+    getJson('/registry-server/api/meta/server')
+      .then((j) => set('registry', { ok: true, text: `${j?.version ?? '?'}${j?.database ? ` (${j.database})` : ''}` }))
+      .catch((e) => set('registry', { ok: false, text: e.status ? `unavailable (HTTP ${e.status})` : e.message }))
+  }, [])
+  const row = (label, key, hint) => {
+    const x = v[key]
+    return html`<div class="kv"><dt>${label}</dt><dd class=${`mono ${x && !x.ok ? 'muted' : ''}`} data-version=${key}>${x ? x.text : '…'}</dd>${hint ? html`<dd class="hint">${hint}</dd>` : null}</div>`
+  }
+  return html`<article class="card">
+    <header class="card-head"><h3>Versions</h3></header>
+    <dl class="kvs">
+      ${row('Floe', 'floe', 'GET /control-plane/version')}
+      ${row('Search store', 'store', 'GET /search-store → version.number')}
+      ${row('Schema registry', 'registry', 'GET /registry-server/api/meta/server')}
+      <div class="kv"><dt>Browser tracker on these pages</dt><dd class="mono">@snowplow/browser-tracker ${trackerVersion}</dd></div>
+    </dl>
+  </article>`
+}
+
+function Collector() {
+  const url = collectorUrl()
+  const snippet = `import { newTracker, trackPageView } from '@snowplow/browser-tracker'\n\nnewTracker('sp', '${url}', { appId: 'my-app' })\ntrackPageView()`
+  const curl = `curl -i '${url}/i?e=pv&p=web&tv=curl-0&aid=my-app&page=Hello'`
+  return html`<article class="card collector">
+    <header class="card-head"><h3>Collector endpoint</h3><span class="muted">Point any Snowplow tracker here</span></header>
+    <div class="collector-url" role="group">
+      <input type="text" readonly value=${url} class="mono" aria-label="Collector URL" data-testid="collector-url" onFocus=${(e) => e.currentTarget.select()} />
+      <${CopyButton} text=${url} label="Copy URL" />
+    </div>
+    <div class="snippets">
+      <div class="snippet">
+        <div class="snippet-head"><span>JavaScript tracker</span><${CopyButton} text=${snippet} /></div>
+        <pre class="code">${snippet}</pre>
+      </div>
+      <div class="snippet">
+        <div class="snippet-head"><span>A page view with curl</span><${CopyButton} text=${curl} /></div>
+        <pre class="code">${curl}</pre>
+      </div>
+    </div>
+  </article>`
+}
+
+export function Overview() {
+  return html`<div class="overview">
+    <div class="grid-2">
+      <${Collector} />
+      <article class="card">
+        <header class="card-head"><h3>Events arriving</h3><a href="#/example-events" class="btn-link">Send example events →</a></header>
+        <${LiveCounters} />
+      </article>
+    </div>
+    <${Services} />
+    <${Versions} />
+  </div>`
+}

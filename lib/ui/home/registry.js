@@ -1,0 +1,158 @@
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { getJson, HttpError } from '../shared/api.js'
+import { CopyButton } from '../shared/copy.js'
+import { fmtInt, fmtTime } from '../shared/format.js'
+import { html } from '../shared/html.js'
+import { JsonView } from '../shared/json-view.js'
+import { Notice } from '../shared/layout.js'
+
+const KEY_STORAGE = 'floe.home.registryKey'
+const uriOf = (s) => `iglu:${s.self.vendor}/${s.self.name}/${s.self.format}/${s.self.version}`
+
+function versionParts(v) {
+  return String(v).split('-').map((x) => Number(x) || 0)
+}
+function compareSchemas(a, b) {
+  const x = `${a.self.vendor}/${a.self.name}/${a.self.format}`
+  const y = `${b.self.vendor}/${b.self.name}/${b.self.format}`
+  if (x !== y) return x < y ? -1 : 1
+  const [p, q] = [versionParts(a.self.version), versionParts(b.self.version)]
+  for (let i = 0; i < 3; i++) if (p[i] !== q[i]) return q[i] - p[i] // newest version first
+  return 0
+}
+
+/** The document of a schema without the registry's metadata: what a resolver serves. */
+function schemaDocument(s) {
+  const { metadata, $supersededBy, $supersedes, ...doc } = s
+  return doc
+}
+
+/** Looks a schema up as enrich resolves it (this registry, the project's schemas, Iglu Central), through `/micro/iglu`. */
+function Lookup() {
+  const [uri, setUri] = useState('iglu:com.snowplowanalytics.snowplow/link_click/jsonschema/1-0-1')
+  const [result, setResult] = useState(undefined)
+  const [busy, setBusy] = useState(false)
+  const onSubmit = async (e) => {
+    e.preventDefault()
+    const m = /^(?:iglu:)?([^/\s]+)\/([^/\s]+)\/jsonschema\/(\d+-\d+-\d+)$/.exec(uri.trim())
+    if (!m) {
+      setResult({ error: 'Write an Iglu URI: iglu:vendor/name/jsonschema/1-0-0' })
+      return
+    }
+    setBusy(true)
+    try {
+      const [vendor, name, version] = m.slice(1).map(encodeURIComponent)
+      const doc = await getJson(`/micro/iglu/${vendor}/${name}/jsonschema/${version}`)
+      setResult({ doc })
+    } catch (err) {
+      setResult({ error: err instanceof HttpError && err.status === 404 ? `Not found: ${err.message}` : err.message })
+    } finally {
+      setBusy(false)
+    }
+  }
+  return html`<article class="card">
+    <header class="card-head"><h3>Resolve any schema</h3><span class="muted small">as enrich does: this registry, the project’s schemas, the Iglu Central snapshot</span></header>
+    <form class="inline-form" onSubmit=${onSubmit}>
+      <input type="text" class="mono" value=${uri} onInput=${(e) => setUri(e.currentTarget.value)} aria-label="Iglu URI" placeholder="iglu:vendor/name/jsonschema/1-0-0" />
+      <button type="submit" aria-busy=${busy}>Resolve</button>
+    </form>
+    <${Notice}>${result?.error}<//>
+    ${result?.doc ? html`<${JsonView} value=${result.doc} open=${3} />` : null}
+  </article>`
+}
+
+export function Registry() {
+  const [key, setKey] = useState(() => sessionStorage.getItem(KEY_STORAGE) ?? '')
+  const [keyInput, setKeyInput] = useState(key)
+  const [schemas, setSchemas] = useState(undefined)
+  const [error, setError] = useState('')
+  const [filter, setFilter] = useState('')
+  const [selected, setSelected] = useState(undefined)
+
+  const load = async () => {
+    setError('')
+    try {
+      const list = await getJson('/registry-server/api/schemas?repr=meta', { headers: key ? { apikey: key } : {} })
+      setSchemas(Array.isArray(list) ? [...list].sort(compareSchemas) : [])
+    } catch (err) {
+      setSchemas([])
+      setError(err.status === 401 || err.status === 403 ? `The registry refused the API key: ${err.message}` : err.message)
+    }
+  }
+  useEffect(() => void load(), [key])
+
+  const applyKey = (e) => {
+    e.preventDefault()
+    const k = keyInput.trim()
+    if (k) sessionStorage.setItem(KEY_STORAGE, k)
+    else sessionStorage.removeItem(KEY_STORAGE)
+    setKey(k)
+  }
+
+  const shown = useMemo(() => {
+    const words = filter.toLowerCase().split(/\s+/).filter(Boolean)
+    return (schemas ?? []).filter((s) => {
+      const text = `${uriOf(s)} ${s.description ?? ''} ${s.metadata?.isPublic ? 'public' : 'private'}`.toLowerCase()
+      return words.every((w) => text.includes(w))
+    })
+  }, [schemas, filter])
+  const publicCount = (schemas ?? []).filter((s) => s.metadata?.isPublic).length
+  const current = selected && (schemas ?? []).find((s) => uriOf(s) === selected)
+
+  return html`<div class="registry">
+    <article class="card">
+      <header class="card-head">
+        <h3>Schemas of this registry</h3>
+        <span class="muted small">${schemas === undefined ? 'loading…' : `${fmtInt(schemas.length)} schemas · ${fmtInt(publicCount)} public${key ? ' · with an API key' : ''}`}</span>
+      </header>
+      <div class="registry-tools">
+        <input type="search" placeholder="Filter: vendor, name, version, description…" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} aria-label="Filter schemas" data-testid="registry-filter" />
+        <form class="inline-form key-form" onSubmit=${applyKey}>
+          <input type="password" class="mono" placeholder="API key (optional)" value=${keyInput} onInput=${(e) => setKeyInput(e.currentTarget.value)} aria-label="Registry API key" autocomplete="off" />
+          <button type="submit" class="secondary">${keyInput.trim() === '' && key ? 'Forget key' : 'Use key'}</button>
+        </form>
+      </div>
+      <p class="muted small">
+        Without a key the registry lists its public schemas only. With a read key for a vendor prefix (or the super API key) it lists that prefix’s private schemas too;
+        the key stays in this tab (session storage) and is sent in the <span class="mono">apikey</span> header.
+      </p>
+      <${Notice}>${error}<//>
+      <div class="registry-body">
+        <div class="table-wrap registry-list">
+          ${schemas !== undefined && shown.length === 0
+            ? html`<p class="empty">${schemas.length === 0 ? (key ? 'No schemas are visible with this key.' : 'No public schemas yet. Push some with floe registry push, or enter an API key to see private ones.') : 'No schema matches the filter.'}</p>`
+            : html`<table class="data selectable" data-testid="schemas">
+                <thead><tr><th>vendor</th><th>name</th><th>format</th><th>version</th><th>visibility</th></tr></thead>
+                <tbody>
+                  ${shown.map((s) => {
+                    const uri = uriOf(s)
+                    return html`<tr key=${uri} class=${uri === selected ? 'selected' : ''} onClick=${() => setSelected(uri)} tabindex="0" onKeyDown=${(e) => e.key === 'Enter' && setSelected(uri)}>
+                      <td class="mono">${s.self.vendor}</td>
+                      <td class="mono"><strong>${s.self.name}</strong></td>
+                      <td class="mono">${s.self.format}</td>
+                      <td class="mono">${s.self.version}</td>
+                      <td>${s.metadata?.isPublic ? html`<span class="badge ok">public</span>` : html`<span class="badge muted">private</span>`}</td>
+                    </tr>`
+                  })}
+                </tbody>
+              </table>`}
+        </div>
+        <div class="registry-detail">
+          ${current
+            ? html`<div class="detail-head">
+                  <code class="mono">${selected}</code>
+                  <${CopyButton} text=${selected} label="Copy URI" />
+                </div>
+                <p class="muted small detail-meta">
+                  ${current.metadata?.isPublic ? 'public' : 'private'} · created ${fmtTime(current.metadata?.createdAt).slice(0, 19)} UTC · updated ${fmtTime(current.metadata?.updatedAt).slice(0, 19)} UTC
+                  ${current.$supersededBy ? html` · superseded by ${current.$supersededBy}` : null}
+                </p>
+                ${current.description ? html`<p class="detail-description">${current.description}</p>` : null}
+                <${JsonView} value=${schemaDocument(current)} open=${3} title="Schema" />`
+            : html`<p class="empty">Select a schema to see its JSON.</p>`}
+        </div>
+      </div>
+    </article>
+    <${Lookup} />
+  </div>`
+}
