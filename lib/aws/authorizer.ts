@@ -5,6 +5,7 @@
  */
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda'
 import { Authenticator, ensureCredentials, type Verdict } from '../core/auth/basic'
+import { unavailableReason } from '../http/unavailable'
 import { restartable } from '../runtime/restarts'
 import { tableName } from '../runtime/resources'
 import { clients } from './clients'
@@ -44,7 +45,16 @@ const authenticator = restartable(['dashboard'], () => {
 /** API Gateway's simple response: always authorized, with the verdict for the function to act on. */
 export async function authorize(event: APIGatewayRequestAuthorizerEventV2): Promise<{ isAuthorized: boolean; context: AuthorizerContext }> {
   const header = event.headers?.authorization ?? event.headers?.Authorization
-  const verdict = await authenticator.get().decide(header, event.requestContext.http.sourceIp)
+  let verdict: Verdict
+  try {
+    verdict = await authenticator.get().decide(header, event.requestContext.http.sourceIp)
+  } catch (err) {
+    // The credentials cannot be read: the function answers 503 with Retry-After (an authorizer error would be a bare 500).
+    const reason = unavailableReason(err)
+    if (reason === undefined) throw err
+    console.error(JSON.stringify({ level: 'warn', msg: 'credentials unavailable', error: reason }))
+    return { isAuthorized: true, context: { authenticated: false, reason: 'unavailable', detail: reason } }
+  }
   if (verdict.authenticated) return { isAuthorized: true, context: { authenticated: true, username: verdict.username } }
   return {
     isAuthorized: true,

@@ -17,12 +17,13 @@ export interface HttpLambdaOptions {
   readonly auth?: 'basic'
 }
 
-type AuthorizerVerdict = { authenticated?: unknown; retryAfter?: unknown; reason?: unknown }
+type AuthorizerVerdict = { authenticated?: unknown; retryAfter?: unknown; reason?: unknown; detail?: unknown }
 
 /** The answer to a request the authorizer did not authenticate, or undefined when it did. */
 export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | undefined {
   const verdict = (event.requestContext as { authorizer?: { lambda?: AuthorizerVerdict } }).authorizer?.lambda
   if (verdict?.authenticated === true || verdict?.authenticated === 'true') return undefined
+  if (verdict?.reason === 'unavailable') return unavailableResponse(`the credentials cannot be checked: ${String(verdict.detail ?? 'the settings table is unavailable')}`)
   const retryAfter = Number(verdict?.retryAfter)
   if (verdict?.reason === 'throttled' && retryAfter > 0) {
     return text(429, `Too many failed sign-ins from this address: try again in ${retryAfter} seconds.\n`, { 'retry-after': String(retryAfter) })

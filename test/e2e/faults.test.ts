@@ -13,6 +13,7 @@ import { F } from '../../lib/core/enrich/fields'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { projectRoot } from '../../lib/local/handlers'
 import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
+import { basicAuth, TEST_CREDENTIALS } from '../support/stack'
 import { readTexts } from '../support/streams'
 
 const SUPER = '7d1e0c2a-4b3f-4a5e-9c8d-1e2f3a4b5c6d'
@@ -35,7 +36,7 @@ function dataDir(): string {
 }
 
 async function start(dir: string, extra: Record<string, string> = {}): Promise<{ proc: Running; ep: EndpointsFile }> {
-  const proc = floe(['start'], { FLOE_DATA_DIR: dir, PORT: '0', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', ...extra })
+  const proc = floe(['start'], { FLOE_DATA_DIR: dir, PORT: '0', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password, ...extra })
   running.push(proc)
   await proc.waitFor('Floe is up')
   return { proc, ep: JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile }
@@ -63,6 +64,10 @@ describe('fault injection', () => {
     // Either still down (503, retry later) or already back (200): never a 500.
     expect([200, 503]).toContain(during.status)
     if (during.status === 503) expect(during.headers.get('retry-after')).toBe('5')
+    // Pages behind basic authentication: the credentials cannot be read either (a new username, so no cached verdict): 503, not 500.
+    const page = await fetch(`${ep.http}/control-plane/version`, { headers: { authorization: basicAuth('other', 'NotCachedPassword1') } })
+    expect([401, 503]).toContain(page.status)
+    if (page.status === 503) expect(page.headers.get('retry-after')).toBe('5')
 
     await eventually(async () => ((await fetch(`${ep.http}/health`)).status === 200 ? true : undefined), '/health to recover', 60_000)
     expect(proc.output()).toMatch(/DynamoDB Local is back \(pid \d+\)/)

@@ -136,3 +136,27 @@ describe('first credentials', () => {
     await expect(ensureCredentials(new MemoryStore(), { FLOE_PASSWORD: 'short' }, () => {})).rejects.toThrow(/FLOE_PASSWORD: weak password.*12 to 128 letters and digits/)
   })
 })
+
+describe('the answer of a function behind basic authentication', async () => {
+  const { basicAuthRefusal } = await import('../../../lib/http/lambda')
+  const event = (lambda?: Record<string, unknown>) => ({ requestContext: lambda ? { authorizer: { lambda } } : {} }) as never
+  it('lets an authenticated request through', () => {
+    expect(basicAuthRefusal(event({ authenticated: true, username: 'floe' }))).toBeUndefined()
+  })
+  it('asks for credentials (401) without a verdict, or when they are missing or wrong', () => {
+    for (const v of [undefined, { authenticated: false, reason: 'missing' }, { authenticated: false, reason: 'wrong' }, { authenticated: 'false' }]) {
+      const r = basicAuthRefusal(event(v))!
+      expect(r.statusCode).toBe(401)
+      expect(r.headers?.['www-authenticate']).toBe('Basic realm="Floe", charset="UTF-8"')
+    }
+  })
+  it('slows down (429, Retry-After) and reports an unavailable credential store (503, Retry-After)', () => {
+    const slow = basicAuthRefusal(event({ authenticated: false, reason: 'throttled', retryAfter: 8 }))!
+    expect(slow.statusCode).toBe(429)
+    expect(slow.headers?.['retry-after']).toBe('8')
+    const down = basicAuthRefusal(event({ authenticated: false, reason: 'unavailable', detail: 'ECONNREFUSED' }))!
+    expect(down.statusCode).toBe(503)
+    expect(down.headers?.['retry-after']).toBe('5')
+    expect(String(down.body)).toMatch(/credentials cannot be checked: ECONNREFUSED/)
+  })
+})
