@@ -14,6 +14,7 @@
  * restart of the `dashboard` service reads or builds them again.
  */
 import { existsSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
 import { readdir, readFile } from 'node:fs/promises'
 import { extname, join, relative, sep } from 'node:path'
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types'
@@ -23,8 +24,30 @@ import { isUiPage, uiPages } from './pages'
 /** One file as it is answered. */
 export interface UiAsset {
   readonly body: Buffer
+  /** The body gzip-compressed, for text files worth it (sent to clients that accept gzip). */
+  readonly gzipped?: Buffer
   readonly contentType: string
   readonly cacheControl: string
+}
+
+/** Whether a content type is text (sent as text through API Gateway, and worth compressing). */
+const isText = (type: string) => type.startsWith('text/') || type === 'image/svg+xml' || type === 'application/json'
+
+/** The gzip form of a text body, when it saves at least a tenth (compressed once, when the assets are loaded). */
+function gzipped(body: Buffer, type: string): Buffer | undefined {
+  if (!isText(type) || body.length < 1024) return undefined
+  const z = gzipSync(body, { level: 9 })
+  return z.length < body.length * 0.9 ? z : undefined
+}
+
+/** Whether the request accepts gzip (`Accept-Encoding`, without `gzip;q=0`). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';')
+    if (coding !== 'gzip' && coding !== '*') return false
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  })
 }
 
 /** The servable files, by their path under the build directory (`home/index.html`). */
@@ -77,7 +100,9 @@ export function assetsOf(files: Iterable<{ readonly path: string; readonly conte
   const out = new Map<string, UiAsset>()
   for (const f of files) {
     const path = f.path.split(sep).join('/')
-    out.set(path, { body: Buffer.from(f.contents), contentType: contentTypeOf(path), cacheControl: cacheControlOf(path) })
+    const body = Buffer.from(f.contents)
+    const contentType = contentTypeOf(path)
+    out.set(path, { body, gzipped: gzipped(body, contentType), contentType, cacheControl: cacheControlOf(path) })
   }
   return out
 }
@@ -144,11 +169,13 @@ export function uiHandler(load: () => Promise<UiAssets>): HttpHandler {
     if (name === undefined) return plain(404, 'Not Found\n')
     const asset = (await load()).get(name)
     if (!asset) return plain(404, 'Not Found\n')
-    return {
-      statusCode: 200,
-      headers: { 'content-type': asset.contentType, 'cache-control': asset.cacheControl, ...SECURITY_HEADERS },
-      body: req.method === 'HEAD' ? '' : asset.contentType.startsWith('text/') || asset.contentType === 'image/svg+xml' || asset.contentType === 'application/json' ? asset.body.toString('utf8') : asset.body,
+    const headers: Record<string, string> = { 'content-type': asset.contentType, 'cache-control': asset.cacheControl, ...SECURITY_HEADERS }
+    if (asset.gzipped) headers.vary = 'accept-encoding'
+    if (asset.gzipped && acceptsGzip(req.headers['accept-encoding'])) {
+      // A Buffer body goes through API Gateway base64-encoded: the compressed bytes arrive as they are.
+      return { statusCode: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: req.method === 'HEAD' ? '' : asset.gzipped }
     }
+    return { statusCode: 200, headers, body: req.method === 'HEAD' ? '' : isText(asset.contentType) ? asset.body.toString('utf8') : asset.body }
   }
 }
 

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { HttpRequest } from '../../../lib/http/types'
 import { applyGenerations, resetRestartState } from '../../../lib/runtime/restarts'
-import { assetPathOf, assetsFromDir, assetsOf, cacheControlOf, CONTENT_SECURITY_POLICY, contentTypeOf, uiAssetsLoader, uiHandler, uiSource } from '../../../lib/ui/serve'
+import { gunzipSync } from 'node:zlib'
+import { acceptsGzip, assetPathOf, assetsFromDir, assetsOf, cacheControlOf, CONTENT_SECURITY_POLICY, contentTypeOf, uiAssetsLoader, uiHandler, uiSource } from '../../../lib/ui/serve'
 
 const req = (path: string, method = 'GET'): HttpRequest => ({
   method,
@@ -56,6 +57,26 @@ describe('the pages handler', () => {
       expect(r.headers?.['cache-control'], path).toBe(cache)
     }
     expect((await handler(req('/home/app-ABCDEFGH.js'))).body).toBe('console.log(1)')
+  })
+
+  it('sends text files of some size gzip-compressed to clients that accept gzip, with Vary', async () => {
+    const big = 'console.log("a fairly repetitive script");\n'.repeat(200)
+    const h = uiHandler(async () => assetsOf([...FILES, { path: 'home/app-BIGBIGBI.js', contents: Buffer.from(big) }]))
+    const gz = await h({ ...req('/home/app-BIGBIGBI.js'), headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    expect(gz.headers?.['content-encoding']).toBe('gzip')
+    expect(gz.headers?.vary).toBe('accept-encoding')
+    expect(Buffer.isBuffer(gz.body)).toBe(true)
+    expect(gunzipSync(gz.body as Buffer).toString('utf8')).toBe(big)
+    expect((gz.body as Buffer).length).toBeLessThan(big.length / 10)
+    const plainAnswer = await h(req('/home/app-BIGBIGBI.js'))
+    expect(plainAnswer.headers?.['content-encoding']).toBeUndefined()
+    expect(plainAnswer.headers?.vary).toBe('accept-encoding')
+    expect(plainAnswer.body).toBe(big)
+    // small files are not worth it
+    expect((await h({ ...req('/home/app-ABCDEFGH.js'), headers: { 'accept-encoding': 'gzip' } })).headers?.['content-encoding']).toBeUndefined()
+    expect(acceptsGzip('gzip;q=0, identity')).toBe(false)
+    expect(acceptsGzip('br;q=1, *;q=0.1')).toBe(true)
+    expect(acceptsGzip(undefined)).toBe(false)
   })
 
   it('sends nosniff and a strict Content-Security-Policy (this origin only, no inline script or style) on every answer, errors included', async () => {
