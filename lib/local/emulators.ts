@@ -111,7 +111,7 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
 async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   await checkJava()
   const dir = dynamoDbLocalDir()
-  const port = await freePort(host)
+  let port = await freePort(host)
   const storage: string[] = ['-inMemory']
   let pidFile: string | undefined
   if (opts.dataDir) {
@@ -121,7 +121,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     pidFile = join(opts.dataDir, 'dynamodb.pid')
     reapOrphan(pidFile, log)
   }
-  const args = [
+  const args = () => [
     `-Xmx${opts.dynamoHeap ?? '256m'}`,
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
     '-jar', join(dir, 'DynamoDBLocal.jar'),
@@ -130,10 +130,10 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     '-sharedDb',
     '-disableTelemetry',
   ]
-  const endpoint = `http://${host}:${port}`
+  let endpoint = `http://${host}:${port}`
   /** Starts the Java process and waits until it answers. */
   const launch = async (): Promise<ChildProcess> => {
-    const child = spawn(javaCommand(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
+    const child = spawn(javaCommand(), args(), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
     child.stdout!.resume()
@@ -146,7 +146,20 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     }
     return child
   }
-  let child = await launch()
+  // The port is free when chosen but Java binds it a second later; another process may take it in
+  // between. The first start then moves to another free port (restarts keep theirs: clients know it).
+  let child: ChildProcess
+  for (let attempt = 1; ; attempt++) {
+    try {
+      child = await launch()
+      break
+    } catch (err) {
+      if (attempt >= 5 || !/BindException|Address already in use/.test((err as Error).message)) throw err
+      log(`DynamoDB Local could not bind port ${port} (taken meanwhile); trying another port`)
+      port = await freePort(host)
+      endpoint = `http://${host}:${port}`
+    }
+  }
   let stopping = false
   // Supervision: a DynamoDB Local that dies is restarted on the same port and data, with backoff;
   // while it is down, /health names it.
