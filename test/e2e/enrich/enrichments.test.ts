@@ -40,5 +40,5 @@ describe('floe start with FLOE_ENRICHMENTS_DIR', () => {
     expect(e.event_fingerprint).toMatch(/^[0-9a-f]{32}$/)
     expect(e.contexts_com_snowplowanalytics_snowplow_ua_parser_context_1).toEqual([expect.objectContaining({ useragentFamily: 'Chrome', osFamily: 'Windows' })])
     expect(e.contexts_nl_basjes_yauaa_context_1).toEqual([expect.objectContaining({ deviceClass: 'Desktop', agentNameVersionMajor: 'Chrome 120' })])
-  })
+  }, 180_000)
 })
