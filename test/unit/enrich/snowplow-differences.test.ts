@@ -3,7 +3,11 @@
  * block from the corresponding Snowplow spec's cases.
  */
 import { describe, expect, it } from 'vitest'
-import { extractIpAddress } from '../../../lib/core/enrich/payload'
+import { adapt, type AdapterResult } from '../../../lib/core/enrich/adapters'
+import { parseErrorMessage, parseJson } from '../../../lib/core/enrich/json'
+import { extractIpAddress, fromDecoded } from '../../../lib/core/enrich/payload'
+import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { badRows, payload, resolver, run } from './helpers'
 
 describe('forwarded headers (IpAddressExtractorSpec)', () => {
   const fb = '255.255.255.255'
@@ -47,5 +51,103 @@ describe('forwarded headers (IpAddressExtractorSpec)', () => {
     expect(extractIpAddress(['Forwarded: for=2.2.2.2', 'Host: a'], fb)).toBe(fb)
     expect(extractIpAddress(['Host: a', 'Forwarded: for=2.2.2.2'], fb)).toBe('2.2.2.2')
     expect(extractIpAddress(['Forwarded: for=2.2.2.2', 'X-Forwarded-For: unknown'], fb)).toBe(fb)
+  })
+})
+
+describe('redirects (SnowplowAdapterSpec, Redirect cases)', () => {
+  const redirect = async (qs: string): Promise<AdapterResult> => {
+    const d = decodeCollectorPayload(payload({ path: '/r/tp2', querystring: qs }))
+    if (!d.ok) throw new Error('not decoded')
+    const l = fromDecoded((d as { payload: Parameters<typeof fromDecoded>[0] }).payload)
+    if (!l.ok) throw new Error('not loaded')
+    return adapt(l.payload, { resolver, maxJsonDepth: 50 })
+  }
+  const params = (r: AdapterResult) => {
+    if (!r.ok) throw new Error(JSON.stringify(r))
+    return Object.fromEntries(r.events[0]!.parameters)
+  }
+  const U = 'u=https%3A%2F%2Fgithub.com%2Fsnowplow%2Fsnowplow'
+  const ENTITY = '{"schema":"iglu:com.snowplowanalytics.snowplow/uri_redirect/jsonschema/1-0-0","data":{"uri":"https://github.com/snowplow/snowplow"}}'
+  const CONTEXTS = '{"data":[{"data":{"osType":"OSX","deviceModel":"large"},"schema":"iglu:com.snowplowanalytics.snowplow/mobile_context/jsonschema/1-0-0"},{"data":{"longitude":10,"altitudeAccuracy":0.3,"latitude":7},"schema":"iglu:com.snowplowanalytics.snowplow/geolocation_context/jsonschema/1-0-0"}],"schema":"iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0"}'
+  const MERGED = CONTEXTS.replace('"data":[', `"data":[${ENTITY},`)
+
+  it('an empty co gets a new contexts array (e13)', async () => {
+    expect(params(await redirect(`${U}&e=se&aid=ads&co=`)).co).toBe(`{"schema":"iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-1","data":[${ENTITY}]}`)
+  })
+  it('unencoded contexts get the entity first, numbers as written (e14)', async () => {
+    expect(params(await redirect(`${U}&e=se&co=${encodeURIComponent(CONTEXTS)}`))).toEqual({ e: 'se', tv: 'r-tp2', p: 'web', co: MERGED })
+  })
+  it('Base64 contexts get the entity first, re-encoded (e15)', async () => {
+    const cx = Buffer.from(CONTEXTS).toString('base64url')
+    expect(params(await redirect(`${U}&e=se&cx=${cx}&p=web`))).toEqual({ e: 'se', tv: 'r-tp2', p: 'web', cx: Buffer.from(MERGED).toString('base64url') })
+  })
+  it('cx wins over co when both are there', async () => {
+    const cx = Buffer.from(CONTEXTS).toString('base64url')
+    const out = params(await redirect(`${U}&e=se&co=${encodeURIComponent('{"data":[]}')}&cx=${cx}`))
+    expect(out.cx).toBe(Buffer.from(MERGED).toString('base64url'))
+    expect(out.co).toBe('{"data":[]}')
+  })
+  it('empty query string (e16) and no u (e17)', async () => {
+    expect(await redirect('')).toEqual({ ok: false, badRow: 'tracker_protocol_violations', messages: [{ field: 'querystring', value: null, expectation: 'empty querystring: not a valid URI redirect' }] })
+    expect(await redirect('aid=test')).toEqual({ ok: false, badRow: 'tracker_protocol_violations', messages: [{ field: 'querystring', value: 'aid=test', expectation: 'missing `u` parameter: not a valid URI redirect' }] })
+  })
+  it('corrupt co is refused by the adapter, naming co|cx (e18)', async () => {
+    expect(await redirect(`${U}&e=se&co=${encodeURIComponent('{[-')}`)).toEqual({
+      ok: false, badRow: 'tracker_protocol_violations', messages: [{ field: 'co|cx', value: '{[-', error: `invalid json: expected " got '[-' (line 1, column 2)` }],
+    })
+  })
+  it('corrupt cx is refused with the decoded text (e19)', async () => {
+    expect(await redirect(`${U}&e=se&cx=${encodeURIComponent('¢¢¢')}`)).toEqual({
+      ok: false, badRow: 'tracker_protocol_violations', messages: [{ field: 'co|cx', value: '', error: 'invalid json: exhausted input' }],
+    })
+  })
+  it('u without a value is reported as u=null (e20)', async () => {
+    expect(await redirect('u&cx=dGVzdHRlc3R0ZXN0')).toEqual({
+      ok: false, badRow: 'tracker_protocol_violations', messages: [{ field: 'querystring', value: 'u=null&cx=dGVzdHRlc3R0ZXN0', expectation: 'missing `u` parameter: not a valid URI redirect' }],
+    })
+  })
+  it('through enrich: a tracker_protocol_violations bad row for /r/tp2', async () => {
+    const [row] = badRows(await run(payload({ path: '/r/tp2', querystring: `${U}&e=pv&co=%7Bnot-json` })))
+    expect(row.schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/tracker_protocol_violations/jsonschema/1-0-1')
+    expect(row.data.failure.messages).toEqual([{ field: 'co|cx', value: '{not-json', error: `invalid json: expected " got 'not-js...' (line 1, column 2)` }])
+  })
+})
+
+describe('JSON parse errors in the parser\'s words (JsonUtilsSpec, adapter specs)', () => {
+  const message = (text: string) => {
+    const r = parseJson(text)
+    if (r.ok) throw new Error('parsed')
+    return r.error
+  }
+  it.each([
+    ['{test:', `invalid json: expected " got 'test:' (line 1, column 2)`],
+    ['{[-', `invalid json: expected " got '[-' (line 1, column 2)`],
+    ['{"email": some"}', `invalid json: expected json value got 'some"}' (line 1, column 11)`],
+    ['{"a" some"}', `invalid json: expected : got 'some"}' (line 1, column 6)`],
+    ['body', 'invalid json: expected json value got \'body\' (line 1, column 1)'],
+    ['kind":"x"}', `invalid json: expected json value got 'kind":...' (line 1, column 1)`],
+    ['', 'invalid json: exhausted input'],
+    ['{"a":', 'invalid json: exhausted input'],
+    ['[1,2', 'invalid json: exhausted input'],
+    ['"\u0000"'.replace('\\u0000', '\u0000'), `invalid json: control char (0) in string got '\u0000...' (line 1, column 2)`],
+    ['[1 2]', `invalid json: expected ] or , got '2]' (line 1, column 4)`],
+    ['{"a":1 "b"}', `invalid json: expected } or , got '"b"}' (line 1, column 8)`],
+    ['[1,]', `invalid json: expected json value got ']' (line 1, column 4)`],
+    ['{"a":1,}', `invalid json: expected " got '}' (line 1, column 8)`],
+    ['[-]', `invalid json: expected digit got '-]' (line 1, column 2)`],
+    ['1.', 'invalid json: exhausted input'],
+    ['[1.e5]', `invalid json: expected digit got '1.e5]' (line 1, column 2)`],
+    ['tru', 'invalid json: exhausted input'],
+    ['[trux]', `invalid json: expected true got 'trux]' (line 1, column 2)`],
+    ['{}x', `invalid json: expected whitespace or eof got 'x' (line 1, column 3)`],
+    ['{\n  "a": x\n}', `invalid json: expected json value got 'x\n}' (line 2, column 8)`],
+    ['["\\q"]', `invalid json: illegal escape sequence (\\q) got '\\...' (line 1, column 3)`],
+    ['["\\u12g4"]', `invalid json: expected valid unicode escape got '12g4"]' (line 1, column 5)`],
+    ['["\\u12é4"]', 'invalid json: exhausted input'],
+  ])('%j', (text, expected) => {
+    expect(message(text)).toBe(expected)
+  })
+  it('falls back to the other message for text only one parser refuses', () => {
+    expect(parseErrorMessage('{}', 'fallback')).toBe('fallback')
   })
 })
