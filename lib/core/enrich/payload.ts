@@ -215,10 +215,18 @@ export function compression(bytes: Uint8Array): 'gzip' | 'zstd' | undefined {
 
 export const DECOMPRESSOR = 'floe.enrich.Decompressor'
 
-export type Unpacked =
-  | { ok: true; payloads: Uint8Array[] }
-  | { ok: false; kind: 'format'; message: string }
-  | { ok: false; kind: 'size'; actual: number }
+/**
+ * A compressed record's payloads, read in order as Snowplow's decompressor
+ * reads them: a payload over the size limit is skipped and reported by size
+ * (`oversized`), and the ones after it are still read; a record that is
+ * corrupt or has an unknown header stops where the problem is (`failure`),
+ * keeping the payloads read before it.
+ */
+export interface Unpacked {
+  readonly payloads: Uint8Array[]
+  readonly oversized: number[]
+  readonly failure?: string
+}
 
 /** The most a compressed record may decompress to (a stream record is at most 1 MB compressed). */
 export const MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
@@ -295,25 +303,30 @@ export function zstdDeclaredSizes(bytes: Uint8Array): number[] | 'corrupt' {
  * `[i32 length][Thrift payload]` until the end.
  */
 export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000): Unpacked {
+  const payloads: Uint8Array[] = []
+  const oversized: number[] = []
+  const corrupt = { payloads, oversized, failure: 'corrupt compressed payload' }
   let data: Buffer | undefined
   try {
     data = kind === 'gzip' ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : zstdDecompress(bytes)
   } catch {
-    return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    return corrupt
   }
-  if (data === undefined) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-  if (data.length < 2) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-  if (data[0] !== 1 || data[1] !== 1) return { ok: false, kind: 'format', message: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
-  const payloads: Uint8Array[] = []
+  if (data === undefined || data.length < 2) return corrupt
+  if (data[0] !== 1 || data[1] !== 1) return { payloads, oversized, failure: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
   let pos = 2
   while (pos < data.length) {
-    if (pos + 4 > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    if (pos + 4 > data.length) return corrupt
     const len = data.readInt32BE(pos)
     pos += 4
-    if (len < 0 || pos + len > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-    if (len > maxBytesSinglePayload) return { ok: false, kind: 'size', actual: len }
+    if (len > maxBytesSinglePayload) {
+      oversized.push(len)
+      pos += len
+      continue
+    }
+    if (len < 0 || pos + len > data.length) return corrupt
     payloads.push(data.subarray(pos, pos + len))
     pos += len
   }
-  return { ok: true, payloads }
+  return { payloads, oversized }
 }
