@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { adapt, type AdapterResult } from '../../../lib/core/enrich/adapters'
 import { parseErrorMessage, parseJson } from '../../../lib/core/enrich/json'
 import { extractIpAddress, fromDecoded } from '../../../lib/core/enrich/payload'
+import { parseUri } from '../../../lib/core/enrich/uri'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { badRows, payload, resolver, run } from './helpers'
 
@@ -149,5 +150,48 @@ describe('JSON parse errors in the parser\'s words (JsonUtilsSpec, adapter specs
   })
   it('falls back to the other message for text only one parser refuses', () => {
     expect(parseErrorMessage('{}', 'fallback')).toBe('fallback')
+  })
+})
+
+describe('URLs a strict parser refuses (StringToUriSpec)', () => {
+  const text = (url: string) => {
+    const r = parseUri(url)
+    if (!r.ok) throw new Error(r.error)
+    return r.uri.text
+  }
+  /** URLs with `chars` at different places in the path and the query string, doubled, tripled. */
+  const withChars = (c: string) => [
+    `http://www.example.com/a/b/${c}`,
+    `http://www.example.com/a${c}`,
+    `http://www.example.com/a${c}${c}`,
+    `http://www.example.com/a${c}${c}${c}b/c`,
+    `http://www.example.com/a${c}/c${c}${c}d`,
+    `http://www.example.com/a${c}b/456?d=e${c}${c}f&g=h${c}i&j=k`,
+    `http://www.example.com/a${c}b/c?d=e&f=g${c}${c}${c}h`,
+  ]
+  /** What the lenient parser makes of these URLs. */
+  const encode = (url: string) => {
+    const e = url.replace(/%/g, '%25').replace(/ /g, '%20').replace(/\|/g, '%7C').replace(/\$/g, '%24').replace(/\{/g, '%7B').replace(/\}/g, '%7D')
+      .replace(/\[/g, '%5B').replace(/\]/g, '%5D').replace(/#/g, '%23').replace('%23', '#')
+    const i = e.indexOf('#')
+    return i < 0 ? e : e.slice(0, i) + e.slice(i).replace(/\?/g, '%3F').replace(/\//g, '%2F').replace(/=/g, '%3D').replace(/&/g, '%26')
+  }
+
+  it('keeps URLs a strict parser reads', () => {
+    for (const url of ['http://www.ex_ample.com', 'http://www.example.com', 'http://www.example.com/', 'http://www.example.com/a', 'http://www.google.com/se+arch?q=gateway+oracle+cards+denise+linn&hl=en&client=safari', 'www.example.com/a%23b/?c=d%24e', ...withChars('')]) {
+      expect(text(url)).toBe(url)
+    }
+    expect(text('http://www.example.com/sp a ce')).toBe('http://www.example.com/sp%20a%20ce')
+  })
+  const macros = ['|', '${a}', '${a b}', '$[a]', '$[a b]', '#{a}', '#{a b}', '#{{a}}', '#{{a b}}', '#a#', '#a b#', '##a##', '##a b##', '%a%', '%a b%', '%%a%%', '%%a b%%', '%%%a%%%', '%%%a b%%%']
+  it.each(macros)('encodes the rest of a URL holding %j as the lenient parser does', (chars) => {
+    for (const url of withChars(chars)) expect(text(url), url).toBe(encode(url))
+  })
+  it('fills page_url and its parts with the encoded text', async () => {
+    const { goodColumns, tp2 } = await import('./helpers')
+    const c = goodColumns(await run(tp2('e=pv&p=web&tv=t&url=' + encodeURIComponent('http://www.example.com/a${x}/b?q=$1|2&r=é#f$g'))))
+    expect([c.page_url, c.page_urlpath, c.page_urlquery, c.page_urlfragment]).toEqual([
+      'http://www.example.com/a%24%7Bx%7D/b?q=%241%7C2&r=%C3%A9#f%24g', '/a%24%7Bx%7D/b', 'q=%241%7C2&r=%C3%A9', 'f%24g',
+    ])
   })
 })
