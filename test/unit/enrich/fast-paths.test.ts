@@ -67,7 +67,7 @@ describe('timestamps', () => {
       const big = BigInt(s)
       if (big > 9223372036854775807n || big < -9223372036854775808n) return { ok: false }
       const ms = Number(big)
-      if (ms < -62167219200000 || ms >= 253402300800000 || s.startsWith('-')) return { ok: false }
+      if (ms < -62167219200000 || ms >= 253402300800000) return { ok: false }
       return { ok: true, value: dateText(ms) }
     }
     const r = rng(2)

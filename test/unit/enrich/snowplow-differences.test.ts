@@ -195,3 +195,27 @@ describe('URLs a strict parser refuses (StringToUriSpec)', () => {
     ])
   })
 })
+
+describe('timestamps outside four-digit years (EventEnrichmentsSpec)', () => {
+  it('tracker timestamps: any long is formatted, with zero-padded and signed years', async () => {
+    const { toTimestamp } = await import('../../../lib/core/enrich/convert')
+    const bc = String(Date.UTC(-30, 0, 1))
+    expect(toTimestamp('1')).toEqual({ ok: true, value: '1970-01-01 00:00:00.001' })
+    expect(toTimestamp('-1')).toEqual({ ok: true, value: '1969-12-31 23:59:59.999' })
+    expect(toTimestamp('1111111111111111')).toEqual({ ok: false, error: 'Formatting as 37179-09-17 07:18:31.111 is not Redshift-compatible' })
+    expect(toTimestamp(bc)).toEqual({ ok: false, error: 'Formatting as -0030-01-01 00:00:00.000 is not Redshift-compatible' })
+    expect(toTimestamp(String(Date.UTC(-1, 11, 31, 23, 59, 59, 999)))).toEqual({ ok: false, error: 'Formatting as -0001-12-31 23:59:59.999 is not Redshift-compatible' })
+    expect(toTimestamp('-62167219200000')).toEqual({ ok: true, value: '0000-01-01 00:00:00.000' })
+    expect(toTimestamp('9223372036854775807')).toEqual({ ok: false, error: 'Formatting as 292278994-08-17 07:12:55.807 is not Redshift-compatible' })
+    expect(toTimestamp('-9223372036854775808')).toEqual({ ok: false, error: 'Formatting as -292275055-05-16 16:47:04.192 is not Redshift-compatible' })
+    expect(toTimestamp('9223372036854775808')).toEqual({ ok: false, error: 'Not in the expected format: ms since epoch' })
+  })
+  it('a collector timestamp before year 0 or after 9999', async () => {
+    const at = async (timestamp: number) => {
+      const [row] = badRows(await run(payload({ path: '/i', querystring: 'e=pv&p=web&tv=t', timestamp })))
+      return row.data.failure.messages[0].error.dataReports[0]
+    }
+    expect(await at(Date.UTC(-30, 0, 1))).toMatchObject({ path: 'collector_tstamp', message: 'Formatted as -0030-01-01 00:00:00.000 is not Redshift-compatible' })
+    expect(await at(Date.UTC(11970, 0, 1))).toMatchObject({ path: 'collector_tstamp', message: 'Formatted as 11970-01-01 00:00:00.000 is not Redshift-compatible' })
+  })
+})
