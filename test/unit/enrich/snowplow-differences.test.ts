@@ -219,3 +219,43 @@ describe('timestamps outside four-digit years (EventEnrichmentsSpec)', () => {
     expect(await at(Date.UTC(11970, 0, 1))).toMatchObject({ path: 'collector_tstamp', message: 'Formatted as 11970-01-01 00:00:00.000 is not Redshift-compatible' })
   })
 })
+
+describe('a schema whose self block does not match its path', () => {
+  it('is the schema of the key it was served for: the event is validated against it, not held back', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { defaultResolver } = await import('../../../lib/core/iglu/resolver-config')
+    const { Enricher } = await import('../../../lib/core/enrich/enrich')
+    const { ENRICH_PROCESSOR } = await import('../../../lib/core/enrich/version')
+    const { batch, goodColumns, tp2 } = await import('./helpers')
+    const dir = mkdtempSync(join(tmpdir(), 'floe-self-'))
+    mkdirSync(join(dir, 'schemas/com.acme/thing/jsonschema'), { recursive: true })
+    writeFileSync(join(dir, 'schemas/com.acme/thing/jsonschema/1-0-0'), JSON.stringify({
+      $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
+      self: { vendor: 'com.acme', name: 'other_thing', format: 'jsonschema', version: '1-0-3' },
+      type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false,
+    }))
+    const enricher = new Enricher({ resolver: defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '', FLOE_IGLU_DIRS: dir } }), processor: ENRICH_PROCESSOR, emitFailed: true })
+    const ue = (data: object) => 'e=ue&p=web&tv=t&ue_pr=' + encodeURIComponent(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: 'iglu:com.acme/thing/jsonschema/1-0-0', data } }))
+    expect(goodColumns(await enricher.enrichRecord(tp2(ue({ n: 1 })), batch())).event_name).toBe('thing')
+    const [row] = badRows(await enricher.enrichRecord(tp2(ue({ n: 'x' })), batch()))
+    expect(row.schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-1')
+    expect(row.data.failure.messages[0].error.error).toBe('ValidationError')
+  })
+})
+
+describe('Iglu URIs with long vendors or names', () => {
+  const ue = (uri: string) => 'e=ue&p=web&tv=t&ue_pr=' + encodeURIComponent(JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema: uri, data: {} } }))
+  const failure = async (uri: string) => badRows(await run(payload({ path: '/com.snowplowanalytics.snowplow/tp2', querystring: ue(uri) })))[0].data.failure.messages[0]
+  it('a vendor or name over 128 characters is not an Iglu URI (INVALID_IGLUURI)', async () => {
+    for (const uri of [`iglu:${'a'.repeat(129)}/x/jsonschema/1-0-0`, `iglu:com.acme/${'b'.repeat(129)}/jsonschema/1-0-0`]) {
+      expect(await failure(uri)).toEqual({ json: { schema: uri, data: {} }, error: 'INVALID_IGLUURI' })
+    }
+  })
+  it('at 128 characters it is one, looked up (and not found)', async () => {
+    const m = await failure(`iglu:${'a'.repeat(128)}/x/jsonschema/1-0-0`)
+    expect(m.schemaKey).toBe(`iglu:${'a'.repeat(128)}/x/jsonschema/1-0-0`)
+    expect(m.error.error).toBe('ResolutionError')
+  })
+})
