@@ -259,3 +259,46 @@ describe('Iglu URIs with long vendors or names', () => {
     expect(m.error.error).toBe('ResolutionError')
   })
 })
+
+describe("validation reports in the order of Snowplow's validator", () => {
+  it('properties first (in the schema\'s order), then the other keywords by name; missing required ones where properties meets the first absent one', async () => {
+    const { compileWithRefs, instanceErrors } = await import('../../../lib/core/iglu/draft04')
+    const schema = {
+      type: 'object',
+      required: ['c', 'a'],
+      additionalProperties: false,
+      properties: { a: { type: 'string', maxLength: 2 }, b: { type: 'integer' }, c: { type: 'array', items: { type: 'integer', minimum: 1 } } },
+    }
+    const fn = compileWithRefs(schema, new Map())
+    const messages = (data: unknown) => {
+      expect(fn(data)).toBe(false)
+      return instanceErrors(fn.errors, data, fn.schema).map((e) => e.message)
+    }
+    expect(messages({ z: 1, b: 'x', a: 'long' })).toEqual([
+      '$.a: may only be 2 characters long',
+      '$.b: string found, integer expected',
+      '$.c: is missing but it is required',
+      '$.z: is not defined in the schema and the schema does not allow additional properties',
+    ])
+    expect(messages({ a: 'ok', b: 1, c: [0, 'x', 2, -1], y: 1, x: 2 })).toEqual([
+      '$.c[0]: must have a minimum value of 1',
+      '$.c[1]: string found, integer expected',
+      '$.c[3]: must have a minimum value of 1',
+      '$.y: is not defined in the schema and the schema does not allow additional properties',
+      '$.x: is not defined in the schema and the schema does not allow additional properties',
+    ])
+    expect(messages([])).toEqual(['$: array found, object expected'])
+  })
+
+  it('payload_data items: the missing fields, then the unknown one (SnowplowAdapterSpec)', async () => {
+    const PD = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-0'
+    const body = JSON.stringify({ schema: PD, data: [{ tv: 'ios-0.1.0', p: 'mob', e: 'se' }, { new: 'foo' }] })
+    const [row] = badRows(await run(payload({ path: '/com.snowplowanalytics.snowplow/tp2', body, contentType: 'application/json' })))
+    expect(row.data.failure.messages[0].error.dataReports.map((r: { message: string }) => r.message)).toEqual([
+      '$[1].tv: is missing but it is required',
+      '$[1].p: is missing but it is required',
+      '$[1].e: is missing but it is required',
+      '$[1].new: is not defined in the schema and the schema does not allow additional properties',
+    ])
+  })
+})
