@@ -8,7 +8,7 @@ import { toIgluUri, type SchemaKey } from '../iglu/keys'
 import { base64Text } from './convert'
 import type { ClientError, IgluParseCode } from './iglu'
 import { asSelfDescribing, matchesCriterion, validateCached, validateData, type Validated } from './iglu'
-import { compactJson, parseJson, quote, Raw, stringify } from './json'
+import { compactJson, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import type { LoadedPayload } from './payload'
 import { toParamMap, splitQuery, checkQuery } from './querystring'
 
@@ -178,7 +178,8 @@ function redirect(p: LoadedPayload): AdapterResult {
   const params = toParamMap(p.querystring)
   const u = params.get('u')
   if (u === undefined || u === null) {
-    const qs = p.querystring.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join('&')
+    // the parameters as Snowplow lists them: each name once, a missing value as `null`
+    const qs = [...params].map(([k, v]) => `${k}=${v ?? 'null'}`).join('&')
     return fail([input('querystring', qs, 'missing `u` parameter: not a valid URI redirect')])
   }
   const entity = `{"schema":"${URI_REDIRECT}","data":{"uri":${quote(u)}}}`
@@ -197,26 +198,37 @@ function redirect(p: LoadedPayload): AdapterResult {
   out.set('p', params.get('p') ?? 'web')
   const co = params.get('co')
   const cx = params.get('cx')
-  const prepend = (json: string): string | undefined => {
-    const parsed = parseJson(json)
-    if (!parsed.ok || parsed.doc.value === null || typeof parsed.doc.value !== 'object' || !Array.isArray((parsed.doc.value as { data?: unknown }).data)) return undefined
-    const body = compactJson(json)
-    const i = body.indexOf('"data":[')
-    if (i < 0) return undefined
-    const at = i + '"data":['.length
-    const empty = body[at] === ']'
-    return body.slice(0, at) + entity + (empty ? '' : ',') + body.slice(at)
-  }
-  if (co !== undefined && co !== null && co !== '') {
-    out.set('co', prepend(co) ?? co)
-  } else if (cx !== undefined && cx !== null) {
-    const merged = prepend(base64Text(cx))
-    out.set('cx', merged === undefined ? cx : Buffer.from(merged, 'utf8').toString('base64url'))
+  if (cx !== undefined && cx !== null) {
+    // Base64-encoded contexts come first, as in Snowplow; the error names the decoded text
+    const merged = withEntity(base64Text(cx), entity)
+    if (!merged.ok) return fail([merged.message])
+    out.set('cx', Buffer.from(merged.json, 'utf8').toString('base64url'))
+  } else if (co !== undefined && co !== null && co !== '') {
+    const merged = withEntity(co, entity)
+    if (!merged.ok) return fail([merged.message])
+    out.set('co', merged.json)
   } else {
     out.delete('co')
     out.set('co', `{"schema":"iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-1","data":[${entity}]}`)
   }
   return { ok: true, events: [{ payload: p, parameters: out }] }
+}
+
+/**
+ * The contexts JSON with `entity` first in its `data` array (compacted,
+ * numbers as written); JSON whose `data` is not an array is kept as it is.
+ * Text that is not JSON is the redirect's `co|cx` failure.
+ */
+function withEntity(json: string, entity: string): { ok: true; json: string } | { ok: false; message: AdapterMessage } {
+  const parsed = parseJson(json)
+  if (!parsed.ok) return { ok: false, message: { field: 'co|cx', value: json, error: parsed.error } }
+  const body = compactJson(json)
+  const v = parsed.doc.value
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || !Array.isArray((v as { data?: unknown }).data)) return { ok: true, json: body }
+  const span = memberSpan(body, [0, body.length], 'data')!
+  const at = span[0] + 1
+  const empty = body[at] === ']'
+  return { ok: true, json: body.slice(0, at) + entity + (empty ? '' : ',') + body.slice(at) }
 }
 
 /**

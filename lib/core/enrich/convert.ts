@@ -141,9 +141,45 @@ export function formatTimestamp(ms: number): string {
 
 function formatDate(ms: number): string {
   const d = new Date(ms)
-  const y = d.getUTCFullYear()
-  const ys = y >= 0 && y < 10000 ? String(y).padStart(4, '0') : String(y)
+  const ys = yearText(d.getUTCFullYear())
   return `${ys}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${pad3(d.getUTCMilliseconds())}`
+}
+
+/** A year as Snowplow's formatter writes it: at least four digits, a minus sign before years BC. */
+function yearText(y: number): string {
+  return y < 0 ? `-${String(-y).padStart(4, '0')}` : String(y).padStart(4, '0')
+}
+
+/** The proleptic Gregorian [year, month, day] of a day number (days since 1970-01-01). */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719468
+  const era = Math.floor(z / 146097)
+  const doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const m = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d]
+}
+
+/**
+ * Any Java `long` of milliseconds as `yyyy-MM-dd HH:mm:ss.SSS` (UTC), or with
+ * `iso` as Joda's `DateTime.toString` (`…T…Z`): years beyond JavaScript
+ * dates' range too, as they appear in Snowplow's messages.
+ */
+export function longTimestampText(ms: bigint, iso = false): string {
+  const DAY = 86_400_000n
+  let days = ms / DAY
+  let rem = ms % DAY
+  if (rem < 0n) {
+    rem += DAY
+    days -= 1n
+  }
+  const [y, m, d] = civilFromDays(Number(days))
+  const r = Number(rem)
+  const time = `${pad2(Math.floor(r / 3_600_000))}:${pad2(Math.floor(r / 60_000) % 60)}:${pad2(Math.floor(r / 1000) % 60)}.${pad3(r % 1000)}`
+  return `${yearText(y)}-${pad2(m)}-${pad2(d)}${iso ? 'T' : ' '}${time}${iso ? 'Z' : ''}`
 }
 
 /** Milliseconds of a `yyyy-MM-dd HH:mm:ss.SSS` UTC timestamp. */
@@ -196,9 +232,9 @@ function isTimestampText(s: string): boolean {
   return true
 }
 
-const MAX_DATE_MS = 8.64e15
 const LONG_RE = /^[+-]?[0-9]{1,19}$/
-/** Milliseconds of year 10000-01-01T00:00:00Z. */
+/** Milliseconds of 0000-01-01T00:00:00Z and of 10000-01-01T00:00:00Z. */
+const YEAR_0 = -62167219200000
 const YEAR_10000 = 253402300800000
 
 /** Milliseconds since epoch (Java Long) → timestamp text; Redshift-compatible years only. */
@@ -209,10 +245,8 @@ export function toTimestamp(s: string): Conv<string> {
   const big = BigInt(s)
   if (big > 9223372036854775807n || big < -9223372036854775808n) return err('Not in the expected format: ms since epoch')
   const ms = Number(big)
-  if (ms < -62167219200000 || ms >= YEAR_10000 || s.startsWith('-')) {
-    const text = Math.abs(ms) <= MAX_DATE_MS ? formatTimestamp(ms) : s
-    return err(`Formatting as ${text} is not Redshift-compatible`)
-  }
+  // a year before 0 or after 9999 cannot be loaded
+  if (ms < YEAR_0 || ms >= YEAR_10000) return err(`Formatting as ${longTimestampText(big)} is not Redshift-compatible`)
   return ok(formatTimestamp(ms))
 }
 

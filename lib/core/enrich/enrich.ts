@@ -157,17 +157,21 @@ export class Enricher {
         return pending === undefined ? out : pending.then(() => out)
       }
       const u = unpackCompressed(record, kind, this.settings.maxBytesSinglePayload)
-      if (!u.ok) {
+      if (u.failure !== undefined || u.oversized.length > 0) {
         const p = this.settings.processor
         const at = batch.etlTimestamp
-        out.payloads = 1
+        const max = this.settings.maxBytesSinglePayload ?? 10_000_000
+        // as Snowplow's: the decompressor is named, and the bad row carries the whole record
+        const decompression = `Collector payload will exceed maximum allowed size of ${max} after ${kind === 'gzip' ? 'Gzip' : 'Zstd'} decompression`
         const b64 = Buffer.from(record).toString('base64')
-        if (u.kind === 'format') this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, DECOMPRESSOR, { error: u.message }, record), at)
-        else {
-          const max = this.settings.maxBytesSinglePayload ?? 10_000_000
-          this.bad(out, 'size_violation', sizeViolation(p, at, max, u.actual, `Collector payload will exceed maximum allowed size of ${max} after decompression`, b64.slice(0, Math.floor(max / 10))), at)
+        for (const actual of u.oversized) {
+          out.payloads++
+          this.bad(out, 'size_violation', sizeViolation(p, at, max, actual, decompression, b64), at)
         }
-        return out
+        if (u.failure !== undefined) {
+          out.payloads++
+          this.bad(out, 'collector_payload_format_violation', cpFormatViolation(p, at, DECOMPRESSOR, { error: u.failure }, record), at)
+        }
       }
       const payloads = u.payloads
       for (let i = 0; i < payloads.length; i++) {

@@ -155,7 +155,7 @@ export function keepEntityAnswer(resolver: Resolver, entity: object, key: Schema
 
 /** The failure of `data`, just found invalid by `fn` against the schema of `key` (not superseded). */
 function invalid(key: SchemaKey, fn: ValidateFunction, data: unknown): Validated {
-  const reports = instanceErrors(fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
+  const reports = instanceErrors(fn.errors, data, fn.schema).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
   return { ok: false, key, error: { error: 'ValidationError', dataReports: reports }, reports }
 }
 
@@ -188,7 +188,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
   }
   if (target === key) prepared.set(found.value, { fn: v.fn, valid: { ok: true, key: target, uri: toIgluUri(target), superseded } })
   if (v.fn(data)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
-  const reports = instanceErrors(v.fn.errors, data).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
+  const reports = instanceErrors(v.fn.errors, data, v.fn.schema).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
   const error: ClientError = superseded
     ? { error: 'ValidationError', dataReports: reports, supersededBy: formatSchemaVer(target.version) }
     : { error: 'ValidationError', dataReports: reports }

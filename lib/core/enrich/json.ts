@@ -85,10 +85,171 @@ export function parseJson(text: string, maxDepth = 50): JsonParse {
   try {
     value = JSON.parse(text)
   } catch (err) {
-    return { ok: false, error: `invalid json: ${(err as Error).message}` }
+    return { ok: false, error: `invalid json: ${parseErrorMessage(text, (err as Error).message)}` }
   }
   if (fewerBrackets(text, maxDepth) === false && tooDeep(value, 0, maxDepth)) return { ok: false, error: 'invalid json: maximum allowed JSON depth exceeded' }
   return { ok: true, doc: { value, text } }
+}
+
+/** Signals the parser ran past the end of the input. */
+const EXHAUSTED = Symbol('exhausted input')
+class ParseError {
+  constructor(readonly message: string) {}
+}
+const HEX_VALUE = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1)
+
+/**
+ * Why `text` is not JSON, in the words of the parser Snowplow's bad rows
+ * quote (jawn, through circe), so that bad rows grouped by message group the
+ * same way: `expected json value got 'xyz...' (line 1, column 3)`,
+ * `exhausted input`, `control char (10) in string`, … Called only for text
+ * that `JSON.parse` refused (`otherwise` if that parser would accept it);
+ * walks it once, without recursion.
+ */
+export function parseErrorMessage(text: string, otherwise = 'invalid input'): string {
+  const n = text.length
+  let line = 0
+  let lineStart = 0
+  const at = (i: number): number => {
+    if (i >= n) throw EXHAUSTED
+    return text.charCodeAt(i)
+  }
+  const die = (i: number, msg: string, chars = 6): never => {
+    let got = 'eof'
+    if (i < n) {
+      const end = Math.min(n, i + chars)
+      got = end >= n ? `'${text.slice(i, end)}'` : `'${text.slice(i, end)}...'`
+    }
+    throw new ParseError(`${msg} got ${got} (line ${line + 1}, column ${i - lineStart + 1})`)
+  }
+  const literal = (i: number, word: string): number => {
+    for (let k = 1; k < word.length; k++) if (at(i + k) !== word.charCodeAt(k)) die(i, `expected ${word}`)
+    return i + word.length
+  }
+  /** End of the string starting at `i` (a quote). */
+  const string = (i: number): number => {
+    let j = i + 1
+    for (let c = at(j); c !== 34; c = at(j)) {
+      if (c < 32) die(j, `control char (${c}) in string`, 1)
+      if (c !== 92) {
+        j++
+        continue
+      }
+      const e = at(j + 1)
+      if (e === 117) {
+        const h = j + 2
+        if (h + 4 > n) throw EXHAUSTED
+        for (let k = 0; k < 4; k++) {
+          const d = text.charCodeAt(h + k)
+          if (d >= 128) throw EXHAUSTED // the parser's hex table has 128 entries
+          if (HEX_VALUE(d) < 0) die(h, 'expected valid unicode escape')
+        }
+        j += 6
+      } else if (e === 98 || e === 102 || e === 110 || e === 114 || e === 116 || e === 34 || e === 47 || e === 92) j += 2
+      else die(j, `illegal escape sequence (\\${String.fromCharCode(e)})`, 1)
+    }
+    return j + 1
+  }
+  /** End of the number at `i`; `top`: the value may end at the end of the input. */
+  const number = (i: number, top: boolean): number => {
+    let j = i
+    let c = at(j)
+    const next = (): boolean => {
+      j++
+      if (top && j >= n) return false
+      c = at(j)
+      return true
+    }
+    const digits = (): boolean => {
+      while (c >= 48 && c <= 57) if (!next()) return false
+      return true
+    }
+    if (c === 45) c = at(++j)
+    if (c === 48) {
+      if (!next()) return j
+    } else if (c >= 49 && c <= 57) {
+      if (!next() || !digits()) return j
+    } else die(i, 'expected digit')
+    if (c === 46) {
+      c = at(++j)
+      if (!(c >= 48 && c <= 57)) die(i, 'expected digit')
+      if (!next() || !digits()) return j
+    }
+    if (c === 101 || c === 69) {
+      c = at(++j)
+      if (c === 43 || c === 45) c = at(++j)
+      if (!(c >= 48 && c <= 57)) die(i, 'expected digit')
+      if (!next() || !digits()) return j
+    }
+    return j
+  }
+  const scalar = (i: number, c: number, top: boolean): number => {
+    if (c === 34) return string(i)
+    if (c === 45 || (c >= 48 && c <= 57)) return number(i, top)
+    if (c === 116) return literal(i, 'true')
+    if (c === 102) return literal(i, 'false')
+    if (c === 110) return literal(i, 'null')
+    return die(i, 'expected json value')
+  }
+  const isWs = (c: number, i: number): boolean => {
+    if (c === 10) {
+      line++
+      lineStart = i + 1
+      return true
+    }
+    return c === 32 || c === 9 || c === 13
+  }
+  try {
+    let i = 0
+    for (let c = at(i); isWs(c, i); c = at(i)) i++
+    const first = at(i)
+    if (first === 91 || first === 123) {
+      // the containers open: true for an object
+      const stack: boolean[] = [first === 123]
+      let state: 'begin' | 'data' | 'key' | 'sep' | 'end' = 'begin'
+      i++
+      while (stack.length > 0) {
+        const c = at(i)
+        if (isWs(c, i)) {
+          i++
+          continue
+        }
+        const obj = stack[stack.length - 1]!
+        if (state === 'data') {
+          if (c === 91 || c === 123) {
+            stack.push(c === 123)
+            state = 'begin'
+            i++
+          } else {
+            i = scalar(i, c, false)
+            state = 'end'
+          }
+        } else if ((state === 'begin' || state === 'end') && c === (obj ? 125 : 93)) {
+          stack.pop()
+          state = 'end'
+          i++
+        } else if (state === 'key' || (state === 'begin' && obj)) {
+          if (c !== 34) die(i, 'expected "')
+          i = string(i)
+          state = 'sep'
+        } else if (state === 'sep') {
+          if (c !== 58) die(i, 'expected :')
+          state = 'data'
+          i++
+        } else if (state === 'end') {
+          if (c !== 44) die(i, obj ? 'expected } or ,' : 'expected ] or ,')
+          state = obj ? 'key' : 'data'
+          i++
+        } else state = 'data' // an array's first value
+      }
+    } else i = scalar(i, first, true)
+    for (; i < n; i++) if (!isWs(text.charCodeAt(i), i)) die(i, 'expected whitespace or eof')
+    return otherwise
+  } catch (e) {
+    if (e === EXHAUSTED) return 'exhausted input'
+    if (e instanceof ParseError) return e.message
+    throw e
+  }
 }
 
 function isWs(c: number): boolean {

@@ -142,19 +142,51 @@ export function fromDecoded(p: DecodedCollectorPayload): LoadResult {
   }
 }
 
-const IP_RE = /^\s*"?\[?((?:[0-9]{1,3}\.){3}[0-9]{1,3}|[0-9a-f]*:[0-9a-f:.]*[0-9a-f])/
-const XFF = 'x-forwarded-for:'
-const FWD = 'forwarded:'
+const XFF = 'x-forwarded-for: '
+const FWD = 'forwarded: for='
+/** Characters a regular expression's `.` does not match: a header holding one matches no forwarding rule. */
+const LINE_TERMINATOR = /[\n\r\u0085\u2028\u2029]/
+const IPV4_AT_START = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/
 
-function ipAfter(header: string, prefix: string): string | undefined {
-  const m = IP_RE.exec(header.slice(prefix.length))
-  return m ? m[1] : undefined
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c === 95
+const isHexChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102)
+
+/**
+ * The address at `from` in a lower-cased header, by Snowplow's rule: after
+ * an optional `"` and `[`, a dotted quad of one- to three-digit numbers;
+ * else one to fifteen tokens, each `.`, `:` or a word-bounded group of one
+ * to four hex digits (so `[2001:db8::1]:8001` gives `2001:db8::1`, and a
+ * value that starts with neither gives nothing). Linear in the header's length.
+ */
+function forwardedAddress(h: string, from: number): string | undefined {
+  let i = from
+  if (h.charCodeAt(i) === 34) i++ // "
+  if (h.charCodeAt(i) === 91) i++ // [
+  const v4 = IPV4_AT_START.exec(h.slice(i, i + 15))
+  if (v4) return v4[0]
+  let j = i
+  for (let tokens = 0; tokens < 15; tokens++) {
+    const c = h.charCodeAt(j)
+    if (c === 46 || c === 58) {
+      j++
+      continue
+    }
+    // a hex group: a word boundary before it, one to four hex digits, and a non-word character (or the end) after
+    if (!isHexChar(c) || (j > 0 && isWordChar(h.charCodeAt(j - 1)))) break
+    let r = j
+    while (r < h.length && r - j <= 4 && isHexChar(h.charCodeAt(r))) r++
+    if (r - j > 4 || (r < h.length && isWordChar(h.charCodeAt(r)))) break
+    j = r
+  }
+  return j > i ? h.slice(i, j) : undefined
 }
 
 /**
- * The client IP: the first `X-Forwarded-For: <ip>` header wins; a
- * `Forwarded: for=<ip>` is remembered, but forgotten when a later header does
- * not match (as Snowplow does); else the collector's address.
+ * The client IP, as Snowplow's collectors' headers give it: the first
+ * `X-Forwarded-For: <ip>` header that holds an address wins; a
+ * `Forwarded: for=<ip>` is remembered, but forgotten when a later header
+ * holds no address; else the collector's address. Names are matched in any
+ * case, with exactly one space after the colon, as Snowplow matches them.
  */
 export function extractIpAddress(headers: readonly string[], fallback: string | null): string | null {
   let forwarded: string | undefined
@@ -166,17 +198,10 @@ export function extractIpAddress(headers: readonly string[], fallback: string | 
       continue
     }
     const lower = h.toLowerCase()
-    if (lower.startsWith(XFF)) {
-      const ip = ipAfter(lower, XFF)
-      if (ip) return ip
-      forwarded = undefined
-    } else if (lower.startsWith(FWD)) {
-      const rest = lower.slice(FWD.length).trimStart()
-      const ip = rest.startsWith('for=') ? ipAfter(rest, 'for=') : undefined
-      forwarded = ip
-    } else {
-      forwarded = undefined
-    }
+    const prefix = lower.startsWith(XFF) ? XFF : lower.startsWith(FWD) ? FWD : undefined
+    const ip = prefix && !LINE_TERMINATOR.test(lower) ? forwardedAddress(lower, prefix.length) : undefined
+    if (ip && prefix === XFF) return ip
+    forwarded = ip
   }
   return forwarded ?? fallback
 }
@@ -190,10 +215,18 @@ export function compression(bytes: Uint8Array): 'gzip' | 'zstd' | undefined {
 
 export const DECOMPRESSOR = 'floe.enrich.Decompressor'
 
-export type Unpacked =
-  | { ok: true; payloads: Uint8Array[] }
-  | { ok: false; kind: 'format'; message: string }
-  | { ok: false; kind: 'size'; actual: number }
+/**
+ * A compressed record's payloads, read in order as Snowplow's decompressor
+ * reads them: a payload over the size limit is skipped and reported by size
+ * (`oversized`), and the ones after it are still read; a record that is
+ * corrupt or has an unknown header stops where the problem is (`failure`),
+ * keeping the payloads read before it.
+ */
+export interface Unpacked {
+  readonly payloads: Uint8Array[]
+  readonly oversized: number[]
+  readonly failure?: string
+}
 
 /** The most a compressed record may decompress to (a stream record is at most 1 MB compressed). */
 export const MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
@@ -270,25 +303,30 @@ export function zstdDeclaredSizes(bytes: Uint8Array): number[] | 'corrupt' {
  * `[i32 length][Thrift payload]` until the end.
  */
 export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000): Unpacked {
+  const payloads: Uint8Array[] = []
+  const oversized: number[] = []
+  const corrupt = { payloads, oversized, failure: 'corrupt compressed payload' }
   let data: Buffer | undefined
   try {
     data = kind === 'gzip' ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : zstdDecompress(bytes)
   } catch {
-    return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    return corrupt
   }
-  if (data === undefined) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-  if (data.length < 2) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-  if (data[0] !== 1 || data[1] !== 1) return { ok: false, kind: 'format', message: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
-  const payloads: Uint8Array[] = []
+  if (data === undefined || data.length < 2) return corrupt
+  if (data[0] !== 1 || data[1] !== 1) return { payloads, oversized, failure: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
   let pos = 2
   while (pos < data.length) {
-    if (pos + 4 > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
+    if (pos + 4 > data.length) return corrupt
     const len = data.readInt32BE(pos)
     pos += 4
-    if (len < 0 || pos + len > data.length) return { ok: false, kind: 'format', message: 'corrupt compressed payload' }
-    if (len > maxBytesSinglePayload) return { ok: false, kind: 'size', actual: len }
+    if (len > maxBytesSinglePayload) {
+      oversized.push(len)
+      pos += len
+      continue
+    }
+    if (len < 0 || pos + len > data.length) return corrupt
     payloads.push(data.subarray(pos, pos + len))
     pos += len
   }
-  return { ok: true, payloads }
+  return { payloads, oversized }
 }

@@ -3,7 +3,7 @@
  * error collected), and the raw `ue_*` / `co` / `cx` texts for validation.
  */
 import type { RawEvent } from './adapters'
-import { base64Text, formatTimestamp, plainMillis, YEAR_100, toBool, toDecimal, toDims, toEventType, toInt, toIp, toPlatform, toTimestamp, toUuid, tsv, type Conv } from './convert'
+import { base64Text, formatTimestamp, longTimestampText, plainMillis, YEAR_100, toBool, toDecimal, toDims, toEventType, toInt, toIp, toPlatform, toTimestamp, toUuid, tsv, type Conv } from './convert'
 import type { EnrichedEvent } from './event'
 import { F } from './fields'
 
@@ -203,7 +203,8 @@ export function transform(raw: RawEvent, ev: EnrichedEvent, setup: SetupContext)
   f[F.useragent] = p.userAgent === null ? null : cleanUserAgent(p.userAgent)
   const ct = formatTimestamp(p.timestamp)
   if (p.timestamp < -62167219200000 || p.timestamp >= 253402300800000) {
-    errors.push({ field: 'collector_tstamp', value: String(p.timestamp), message: `Formatted as ${ct} is not Redshift-compatible`, keyword: 'atomic_field_parse_error' })
+    const ms = BigInt(Math.trunc(p.timestamp))
+    errors.push({ field: 'collector_tstamp', value: longTimestampText(ms, true), message: `Formatted as ${longTimestampText(ms)} is not Redshift-compatible`, keyword: 'atomic_field_parse_error' })
   } else {
     f[F.collector_tstamp] = ct
     if (p.timestamp >= YEAR_100 && Number.isInteger(p.timestamp)) {

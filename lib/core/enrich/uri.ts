@@ -1,7 +1,8 @@
 /**
  * Page and referrer URLs: parsed like a strict URI after spaces become `%20`;
- * when that fails, characters a strict parser refuses are percent-encoded
- * (the lenient fallback) and parsing is tried again.
+ * when that fails, the URL is split leniently, each part percent-decoded and
+ * encoded again the way Snowplow's lenient fallback (scala-uri, every
+ * reserved character encoded except `+`) does, and parsing is tried again.
  */
 export interface ParsedUri {
   /** The URI's string form (what `page_url` becomes). */
@@ -62,6 +63,74 @@ function encodeIllegal(s: string): string {
       }
     }
   }
+  return out
+}
+
+/** Characters the lenient encoder leaves as they are (every other byte becomes `%XX`). */
+const LENIENT_KEEP = new Uint8Array(128)
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+') LENIENT_KEEP[c.charCodeAt(0)] = 1
+
+/** A two-character hex byte as Java's `Integer.parseInt(s, 16)` reads it (a sign allowed), or -1. */
+function hexByte(s: string): number {
+  if (s.length !== 2 || !/^[+-]?[0-9a-fA-F]+$/.test(s)) return -1
+  return Number.parseInt(s, 16) & 0xff
+}
+
+/**
+ * Percent-decodes one part, leniently: a `%` not followed by a hex byte stays;
+ * each UTF-16 unit is encoded alone (so a surrogate half becomes `?`); the
+ * bytes are read back as UTF-8 with replacement characters.
+ */
+function lenientDecode(s: string): string {
+  if (s.indexOf('%') < 0 && !/[\ud800-\udfff]/.test(s)) return s
+  const bytes: number[] = []
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 37) {
+      const b = hexByte(s.slice(i + 1, i + 3))
+      if (b >= 0) {
+        bytes.push(b)
+        i += 2
+      } else bytes.push(37)
+    } else if (c >= 0xd800 && c <= 0xdfff) bytes.push(63)
+    else for (const b of Buffer.from(s[i]!, 'utf8')) bytes.push(b)
+  }
+  return Buffer.from(bytes).toString('utf8')
+}
+
+function lenientEncode(s: string): string {
+  let out = ''
+  for (const b of Buffer.from(s, 'utf8')) out += b < 128 && LENIENT_KEEP[b] === 1 ? String.fromCharCode(b) : `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`
+  return out
+}
+
+const recode = (part: string): string => lenientEncode(lenientDecode(part))
+
+/**
+ * An absolute URL with an authority, as the lenient parser reads and writes
+ * it back: path segments, query keys and values and the fragment decoded and
+ * encoded again; the host and port as they were. Undefined for other shapes.
+ */
+function lenientRewrite(text: string): string | undefined {
+  const [scheme, authority, path, query, fragment] = splitUri(text)
+  if (scheme === undefined || authority === undefined) return undefined
+  let auth = authority
+  const at = authority.lastIndexOf('@')
+  if (at >= 0) {
+    const info = authority.slice(0, at)
+    if (/[/?[\]@]/.test(info)) return undefined
+    const colon = info.indexOf(':')
+    auth = (colon < 0 ? recode(info) : `${recode(info.slice(0, colon))}:${recode(info.slice(colon + 1))}`) + '@' + authority.slice(at + 1)
+  }
+  const hostPort = authority.slice(at + 1)
+  if (firstIllegal(hostPort) >= 0 || (!hostPort.startsWith('[') && !/^[^:]*(?::[0-9]{1,10})?$/.test(hostPort))) return undefined
+  let out = `${scheme}://${auth}`
+  if (path !== '') out += path.split('/').map(recode).join('/')
+  if (query !== undefined) out += '?' + query.split('&').map((p) => {
+    const eq = p.indexOf('=')
+    return eq < 0 ? recode(p) : `${recode(p.slice(0, eq))}=${recode(p.slice(eq + 1))}`
+  }).join('&')
+  if (fragment !== undefined) out += '#' + recode(fragment)
   return out
 }
 
@@ -147,16 +216,29 @@ function build(text: string): UriParse {
   }
 }
 
+const AUTHORITY_PREFIX = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\/[^/?#]*/
+
+/** Index of a `[` or `]` after the authority (a strict parser allows them only around an IPv6 host), or -1. */
+function bracketOutsideHost(s: string): number {
+  const from = AUTHORITY_PREFIX.exec(s)?.[0].length ?? 0
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 91 || c === 93) return i
+  }
+  return -1
+}
+
 /** Parses a URL as enrich does; the error names both attempts. */
 export function parseUri(raw: string): UriParse {
   const spaced = raw.indexOf(' ') < 0 ? raw : raw.replace(/ /g, '%20')
-  const bad = firstIllegal(spaced)
+  let bad = firstIllegal(spaced)
+  if (bad < 0) bad = bracketOutsideHost(spaced)
   if (bad < 0) {
     const r = build(spaced)
     if (r.ok) return r
   }
   const strictError = bad >= 0 ? `Illegal character at index ${bad}: ${spaced}` : `Illegal URI: ${spaced}`
-  const lenient = build(encodeIllegal(spaced))
+  const lenient = build(lenientRewrite(raw) ?? encodeIllegal(spaced))
   if (lenient.ok) return lenient
   return {
     ok: false,

@@ -157,9 +157,124 @@ function valueAt(data: unknown, instancePath: string): unknown {
   return cur
 }
 
-/** Converts ajv errors for `data` into Iglu-style reports. */
-export function instanceErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown): InstanceError[] {
-  return (errors ?? []).map((e) => {
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+const unescapePointer = (seg: string) => seg.replace(/~1/g, '/').replace(/~0/g, '~')
+const keyIndex = (o: unknown, name: unknown): number => (isObj(o) && typeof name === 'string' ? Object.keys(o).indexOf(name) : -1)
+
+/**
+ * The rank of keyword `kw` among the keywords of schema `s` in the order
+ * Snowplow's validator (networknt json-schema-validator) runs them:
+ * `properties` first, then the others sorted by name.
+ */
+function keywordRank(s: Record<string, unknown>, kw: string): number {
+  if (kw === 'properties') return 0
+  let rank = 1
+  for (const k of Object.keys(s)) if (k !== 'properties' && k < kw) rank++
+  return rank
+}
+
+/**
+ * Where Snowplow's validator reports error `e` among the others: it walks the
+ * schema keyword by keyword (see `keywordRank`), `properties` in the schema's
+ * order, array items and extra properties in the data's order; the missing
+ * required properties of an object are reported together where `properties`
+ * meets the first declared property the data lacks. Compared element by
+ * element; a path it cannot follow ends the key (those keep their order).
+ */
+function reportOrderKey(schema: unknown, data: unknown, e: ErrorObject): number[] {
+  const key: number[] = []
+  if (!e.schemaPath.startsWith('#/')) return key
+  const segs = e.schemaPath.slice(2).split('/').map(unescapePointer)
+  const inst = e.instancePath === '' ? [] : e.instancePath.slice(1).split('/').map(unescapePointer)
+  let s: unknown = schema
+  let d: unknown = data
+  let j = 0
+  for (let i = 0; i < segs.length; ) {
+    if (!isObj(s)) return key
+    const kw = segs[i++]!
+    if (kw === 'required' && i === segs.length) {
+      const props = isObj(s.properties) ? Object.keys(s.properties) : []
+      const absent = isObj(d) ? props.findIndex((p) => !Object.prototype.hasOwnProperty.call(d, p)) : -1
+      const required = Array.isArray(s.required) ? (s.required as unknown[]) : []
+      const at = absent >= 0 ? [0, absent] : [keywordRank(s, 'required')]
+      return [...key, ...at, required.indexOf((e.params as { missingProperty?: string }).missingProperty)]
+    }
+    key.push(keywordRank(s, kw))
+    const here: Record<string, unknown> = s
+    const child = (next: unknown, rank: number, nextData: unknown) => {
+      key.push(rank)
+      s = next
+      d = nextData
+    }
+    if (kw === 'properties' && isObj(here.properties) && i < segs.length) {
+      const p = segs[i++]!
+      child(here.properties[p], keyIndex(here.properties, p), isObj(d) ? d[p] : undefined)
+      j++
+    } else if (kw === 'items' && Array.isArray(here.items) && i < segs.length) {
+      const n = Number(segs[i++])
+      child(here.items[n], n, Array.isArray(d) ? d[n] : undefined)
+      j++
+    } else if (kw === 'items' && isObj(here.items) && j < inst.length) {
+      const n = Number(inst[j++])
+      child(here.items, n, Array.isArray(d) ? d[n] : undefined)
+    } else if (kw === 'additionalProperties' && i === segs.length) {
+      key.push(keyIndex(d, (e.params as { additionalProperty?: string }).additionalProperty))
+      return key
+    } else if (kw === 'additionalProperties' && isObj(here.additionalProperties) && j < inst.length) {
+      const name = inst[j++]!
+      child(here.additionalProperties, keyIndex(d, name), isObj(d) ? d[name] : undefined)
+    } else if (kw === 'patternProperties' && isObj(here.patternProperties) && i < segs.length && j < inst.length) {
+      const pattern = segs[i++]!
+      const name = inst[j++]!
+      key.push(keyIndex(here.patternProperties, pattern))
+      child(here.patternProperties[pattern], keyIndex(d, name), isObj(d) ? d[name] : undefined)
+    } else if ((kw === 'allOf' || kw === 'anyOf' || kw === 'oneOf') && Array.isArray(here[kw]) && i < segs.length) {
+      const n = Number(segs[i++])
+      child((here[kw] as unknown[])[n], n, d)
+    } else if (kw === 'not' && i < segs.length) {
+      s = here.not
+    } else return key
+  }
+  return key
+}
+
+/** The messages of Snowplow's validator for the keywords whose failure it words itself (`{}`: the schema's value). */
+const SNOWPLOW_WORDING: Record<string, string> = {
+  maxLength: 'may only be {} characters long',
+  minLength: 'must be at least {} characters long',
+  maximum: 'must have a maximum value of {}',
+  minimum: 'must have a minimum value of {}',
+  maxItems: 'there must be a maximum of {} items in the array',
+  minItems: 'there must be a minimum of {} items in the array',
+  maxProperties: 'may only have a maximum of {} properties',
+  minProperties: 'should have a minimum of {} properties',
+  multipleOf: 'must be multiple of {}',
+  pattern: 'does not match the regex pattern {}',
+  uniqueItems: 'the items in the array must be unique',
+}
+const EXCLUSIVE_WORDING: Record<string, string> = {
+  maximum: 'must have an exclusive maximum value of {}',
+  minimum: 'must have an exclusive minimum value of {}',
+}
+
+function compareKeys(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!
+  return 0
+}
+
+/**
+ * Converts ajv errors for `data` into Iglu-style reports; with the `schema`
+ * they were found against, in the order Snowplow's validator emits them.
+ */
+export function instanceErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown, schema?: unknown): InstanceError[] {
+  let list = errors ?? []
+  if (schema !== undefined && list.length > 1) {
+    const keyed = list.map((e, i) => ({ e, i, k: reportOrderKey(schema, data, e) }))
+    keyed.sort((x, y) => compareKeys(x.k, y.k) || x.i - y.i)
+    list = keyed.map((x) => x.e)
+  }
+  return list.map((e) => {
     let path = toJsonPath(e.instancePath)
     let targets: string[] = []
     let message: string
@@ -190,7 +305,14 @@ export function instanceErrors(errors: readonly ErrorObject[] | null | undefined
       }
       default: {
         targets = Object.values(e.params ?? {}).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
-        message = `${path}: ${e.message ?? e.keyword}`
+        const wording = SNOWPLOW_WORDING[e.keyword]
+        const limit = (e.params as { limit?: unknown; multipleOf?: unknown; pattern?: unknown }).limit ?? (e.params as { multipleOf?: unknown }).multipleOf ?? (e.params as { pattern?: unknown }).pattern
+        const exclusive = (e.params as { comparison?: string }).comparison
+        if (wording) {
+          const w = exclusive === '<' || exclusive === '>' ? (EXCLUSIVE_WORDING[e.keyword] ?? wording) : wording
+          message = `${path}: ${w.replace('{}', String(limit))}`
+          if (limit !== undefined) targets = [String(limit)]
+        } else message = `${path}: ${e.message ?? e.keyword}`
       }
     }
     path = path || '$'

@@ -421,7 +421,7 @@ export class Resolver {
         : { ok: false, reason: 'invalid-schema', schema: key, message: v.message }
     }
     if (v.fn(sd.value.data)) return { ok: true, schema: key }
-    const errors = instanceErrors(v.fn.errors, sd.value.data)
+    const errors = instanceErrors(v.fn.errors, sd.value.data, v.fn.schema)
     return { ok: false, reason: 'invalid-data', schema: key, message: `Instance is not valid against ${toIgluUri(key)}`, errors }
   }
 }

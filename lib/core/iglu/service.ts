@@ -388,7 +388,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       if (refs.size === 0) validators.set(uri, cached)
     }
     if (cached.fn(decoded.value.data)) return msg(200, `Instance is valid ${uri}`)
-    return jsonRes(200, { message: MESSAGES.invalidInstance, report: instanceErrors(cached.fn.errors, decoded.value.data) })
+    return jsonRes(200, { message: MESSAGES.invalidInstance, report: instanceErrors(cached.fn.errors, decoded.value.data, cached.fn.schema) })
   }
 
   // ---- keys ------------------------------------------------------------------

@@ -67,7 +67,7 @@ describe('timestamps', () => {
       const big = BigInt(s)
       if (big > 9223372036854775807n || big < -9223372036854775808n) return { ok: false }
       const ms = Number(big)
-      if (ms < -62167219200000 || ms >= 253402300800000 || s.startsWith('-')) return { ok: false }
+      if (ms < -62167219200000 || ms >= 253402300800000) return { ok: false }
       return { ok: true, value: dateText(ms) }
     }
     const r = rng(2)
@@ -298,11 +298,11 @@ describe('URLs', () => {
 })
 
 describe('URLs with broken UTF-16', () => {
-  it('a lone high surrogate before an ordinary character is encoded as U+FFFD, not thrown', () => {
+  it('a lone high surrogate before an ordinary character is encoded as `?` (as Java encodes it), not thrown', () => {
     // The `|` makes the strict parse fail, so the lenient encoder runs.
     const r = parseUri('http://example.com/a\ud800b|c')
     expect(r.ok).toBe(true)
-    if (r.ok) expect(r.uri.path).toBe('/a%EF%BF%BDb%7Cc')
+    if (r.ok) expect(r.uri.path).toBe('/a%3Fb%7Cc')
   })
 })
 

@@ -144,16 +144,33 @@ describe('records', () => {
     }
   })
 
-  it('reports a payload over maxBytesSinglePayload as a size violation, gzip or zstd', async () => {
-    const e = new Enricher({ ...fresh().settings, maxBytesSinglePayload: 100 })
-    for (const record of [compressed([post(events)]), zstdFrame((await import('node:zlib')).gunzipSync(compressed([post(events)])))]) {
-    const o = await e.enrichRecord(record, batch())
-    const rows = badRows(o)
-    expect(rows).toHaveLength(1)
-    expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
-    expect(rows[0].data.failure.maximumAllowedSizeBytes).toBe(100)
-    expect(rows[0].data.failure.actualSizeBytes).toBeGreaterThan(100)
+  it('reports a payload over maxBytesSinglePayload as a size violation naming the decompression, with the whole record, and reads on', async () => {
+    const e = new Enricher({ ...fresh().settings, maxBytesSinglePayload: 400 })
+    const small = tp2('e=pv&p=web&tv=t&aid=after')
+    const big = post(events)
+    expect(small.length).toBeLessThan(400)
+    expect(big.length).toBeGreaterThan(400)
+    const gz = compressed([big, small])
+    for (const [record, name] of [[gz, 'Gzip'], [zstdFrame((await import('node:zlib')).gunzipSync(gz)), 'Zstd']] as const) {
+      const o = await e.enrichRecord(record, batch())
+      const rows = badRows(o)
+      expect(rows).toHaveLength(1)
+      expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
+      expect(rows[0].data.failure).toMatchObject({ maximumAllowedSizeBytes: 400, actualSizeBytes: big.length, expectation: `Collector payload will exceed maximum allowed size of 400 after ${name} decompression` })
+      expect(rows[0].data.payload).toBe(record.toString('base64'))
+      // the payload after the oversized one is still enriched
+      expect(o.outputs.filter((x) => x.kind === 'good').map((x) => columns((x as { tsv: string }).tsv).app_id)).toEqual(['after'])
     }
+  })
+
+  it('keeps the payloads read before a corrupt part of a record', async () => {
+    const e = fresh()
+    const record = compressed([tp2('e=pv&p=web&tv=t&aid=before')])
+    const raw = (await import('node:zlib')).gunzipSync(record)
+    const broken = gzipSync(Buffer.concat([raw, Buffer.from([0, 0, 0, 50, 1, 2])]))
+    const o = await e.enrichRecord(broken, batch())
+    expect(o.outputs.filter((x) => x.kind === 'good').map((x) => columns((x as { tsv: string }).tsv).app_id)).toEqual(['before'])
+    expect(badRows(o).map((r) => r.data.failure.message.error)).toEqual(['corrupt compressed payload'])
   })
 })
 
