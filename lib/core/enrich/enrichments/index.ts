@@ -7,6 +7,7 @@ import { asnLookups } from './asn-lookups'
 import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
+import { currencyConversion } from './currency-conversion'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
@@ -24,6 +25,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   campaignAttribution,
   cookieExtractor,
   crossNavigationEnrichment,
+  currencyConversion,
   eventFingerprint,
   httpHeaderExtractor,
   iabSpidersAndRobots,
