@@ -16,6 +16,7 @@ import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
 import { uaParser } from './ua-parser'
+import { weather } from './weather'
 import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
@@ -33,5 +34,6 @@ export const MODULES: readonly EnrichmentModule[] = [
   piiPseudonymizer,
   refererParser,
   uaParser,
+  weather,
   yauaa,
 ]
