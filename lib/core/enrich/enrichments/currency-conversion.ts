@@ -105,6 +105,8 @@ export function convertAmount(amount: number, rate: Decimal | undefined, places:
 /** A day's rates as the service answered them (against its base: USD for developer accounts, else the configured base). */
 export interface RateTable {
   readonly rates: ReadonlyMap<string, Decimal>
+  /** Cross rates into the base currency already computed from them, by source currency. */
+  readonly cross?: Map<string, Decimal | OerError | string>
 }
 
 /** A problem of the service, in Snowplow's words: `Open Exchange Rates error, type: [type], message: [message]`. */
@@ -147,7 +149,7 @@ export function parseRates(status: number, body: string): RateTable | OerError {
     if (typeof v !== 'number' || !Number.isFinite(v)) return { type: 'OtherErrors', message: `OER response couldn't be decoded (rate of ${code.slice(0, 16)} is not a number)` }
     if (currencyPlaces(code) !== undefined) out.set(code, decimalOf(v))
   }
-  return { rates: out }
+  return { rates: out, cross: new Map() }
 }
 
 export interface ExchangeRatesOptions {
@@ -276,7 +278,11 @@ export class CurrencyConversion {
       else if (currency === this.baseCurrency) values.push([outCol, convertAmount(amount, undefined, this.places)])
       else if (table === undefined || isOerError(table)) failures.push(oerFailure(this.info, table!))
       else {
-        const rate = crossRate(table, currency, this.baseCurrency)
+        let rate = table.cross?.get(currency)
+        if (rate === undefined) {
+          rate = crossRate(table, currency, this.baseCurrency)
+          table.cross?.set(currency, rate)
+        }
         if (typeof rate === 'string') failures.push(exceptionFailure(this.info, rate))
         else if ('type' in rate) failures.push(oerFailure(this.info, rate))
         else values.push([outCol, convertAmount(amount, rate, this.places)])
