@@ -235,11 +235,17 @@ export class WeatherEnrichment {
   }
 }
 
+/** Between IP lookups and the next step, in either order. */
+const AFTER = 0.05
+
 export const weather: EnrichmentModule = {
   vendor: 'com.snowplowanalytics.snowplow.enrichments',
   name: 'weather_enrichment_config',
   models: [1],
-  extensions: { apiUrl: (v) => checkBaseUrl('apiUrl', v) },
+  extensions: {
+    apiUrl: (v) => checkBaseUrl('apiUrl', v),
+    runAfterIpLookups: (v) => (typeof v === 'boolean' ? undefined : 'runAfterIpLookups must be true or false'),
+  },
   create(config, ctx): Enrichment {
     const p = config.parameters
     const apiHost = String(p.apiHost)
@@ -257,6 +263,8 @@ export const weather: EnrichmentModule = {
       geoPrecision: Number(p.geoPrecision),
     })
     const step = new WeatherEnrichment(history, { schemaKey: toIgluUri(config.schema), identifier: 'weather' })
-    return { id: 'weather', order: orderOf('weather', ctx.legacyOrder), run: (ev) => step.run(ev) }
+    // Snowplow's place (step 15) comes before IP lookups; runAfterIpLookups moves the step right after them, to read their coordinates.
+    const order = p.runAfterIpLookups === true ? orderOf('ipLookups', ctx.legacyOrder) + AFTER : orderOf('weather', ctx.legacyOrder)
+    return { id: 'weather', order, run: (ev) => step.run(ev) }
   },
 }

@@ -4,6 +4,7 @@
  * in Kelvin, its error answers), with the cases of Snowplow's
  * WeatherEnrichmentSpec (2020-04-28T12:00Z at 20.713052, 70.98224; humidity 69).
  */
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { NodeHttpGet } from '../../../../lib/aws/http-get'
 import { Enricher } from '../../../../lib/core/enrich/enrich'
@@ -14,6 +15,7 @@ import { buildEnrichments, loadEnrichmentConfigs } from '../../../../lib/core/en
 import { parseHistory, roundCoordinate, WEATHER_ERROR_HOLD_MS, WEATHER_SCHEMA, WeatherEnrichment, WeatherHistory } from '../../../../lib/core/enrich/enrichments/weather'
 import type { StepResult } from '../../../../lib/core/enrich/steps'
 import { ENRICH_PROCESSOR } from '../../../../lib/core/enrich/version'
+import { projectRoot } from '../../../../lib/local/handlers'
 import { badRows, batch, columns, only, payload, resolver } from '../helpers'
 import { json, startServer, type WebServer } from './web-server'
 
@@ -208,6 +210,23 @@ async function build(doc: object) {
 }
 
 describe('weather: configuration', () => {
+  it('runs after IP lookups with runAfterIpLookups, reading their coordinates', async () => {
+    const ip = { schema: 'iglu:com.snowplowanalytics.snowplow/ip_lookups/jsonschema/2-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'ip_lookups', enabled: true, parameters: { geo: { uri: 'file:///maxmind', database: 'GeoLite2-City.mmdb' } } } }
+    const docs = [ip, config(params({ apiUrl: owm.url, runAfterIpLookups: true }))]
+    const r = await loadEnrichmentConfigs(docs.map((d, i) => ({ source: `c${i}.json`, text: JSON.stringify(d) })), resolver)
+    if (!r.ok) throw new Error(r.errors.join())
+    const built = await buildEnrichments(r.configs, { assets: { path: () => join(projectRoot, 'test/fixtures/maxmind/GeoIP2-City-Test.mmdb') }, legacyOrder: false, web: { http } })
+    if (!built.ok) throw new Error(built.errors.join())
+    expect(built.enrichments.map((e) => [e.id, e.order])).toEqual([['ip-lookups', ORDER.ipLookups], ['weather', ORDER.ipLookups + 0.05]])
+    const e = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: built.enrichments })
+    const before = owm.seen.length
+    const o = await e.enrichRecord(payload({ path: '/i', querystring: 'e=pv&p=web&tv=js-3', ipAddress: '175.16.199.0', timestamp: Date.UTC(2020, 3, 28, 12, 10) }), batch())
+    const c = columns((only(o, 'good')[0] as { tsv: string }).tsv)
+    expect(JSON.parse(c.derived_contexts).data.map((d: { schema: string }) => d.schema)).toEqual([WEATHER_SCHEMA])
+    expect(owm.seen.slice(before).map((x) => [x.query.get('lat'), x.query.get('lon')])).toEqual([['43.88', '125.3228']])
+    expect(await build(config(params({ runAfterIpLookups: 'yes' })))).toEqual({ ok: false, errors: ['weather.json: runAfterIpLookups must be true or false'] })
+  })
+
   it('accepts Snowplow’s parameters and apiUrl, and refuses a URL in apiHost', async () => {
     expect(await build(config(params()))).toMatchObject({ ok: true, enrichments: [{ id: 'weather', order: ORDER.weather }] })
     expect(await build(config(params({ apiUrl: owm.url })))).toMatchObject({ ok: true })
