@@ -186,8 +186,9 @@ export class ExchangeRates {
   /** The rates of the UTC day starting at `dayStart` (epoch ms): at once when held, else a promise. */
   day(dayStart: number): RateTable | OerError | Promise<RateTable | OerError> {
     const now = this.o.now()
-    if (dayStart < FIRST_DAY || dayStart > now) {
-      return { type: 'ResourcesNotAvailable', message: `Exchange rate unavailable on the date [${new Date(dayStart).toISOString().slice(0, 16)}Z[UTC]]` }
+    if (!(dayStart >= FIRST_DAY && dayStart <= now)) {
+      const shown = Number.isFinite(dayStart) && Math.abs(dayStart) <= 8.64e15 ? `${new Date(dayStart).toISOString().slice(0, 16)}Z[UTC]` : String(dayStart)
+      return { type: 'ResourcesNotAvailable', message: `Exchange rate unavailable on the date [${shown}]` }
     }
     const day = new Date(dayStart).toISOString().slice(0, 10)
     const h = this.held.get(day)
@@ -205,7 +206,7 @@ export class ExchangeRates {
 
   private async fetch(day: string, dayStart: number): Promise<RateTable | OerError> {
     this.requests++
-    const r = await this.o.http.get(this.url(day), { timeoutMs: this.o.timeoutMs ?? OER_TIMEOUT_MS })
+    const r = await this.o.http.get(this.url(day), { timeoutMs: this.o.timeoutMs ?? OER_TIMEOUT_MS }).catch((err: Error) => ({ ok: false as const, error: err.message }))
     if (!r.ok) return { type: 'OtherErrors', message: `OER request failed: ${r.error}` }
     const t = parseRates(r.status, r.body)
     if (isOerError(t)) return t

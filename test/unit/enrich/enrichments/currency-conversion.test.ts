@@ -169,6 +169,11 @@ describe('currency conversion: the service', () => {
     const wrongPath = new ExchangeRates({ http, apiUrl: `${oer.url}/nothing-here`, apiKey: KEY, accountType: 'DEVELOPER', baseCurrency: 'EUR', now: Date.now })
     expect(await wrongPath.day(Date.UTC(2011, 2, 13))).toEqual({ type: 'OtherErrors', message: 'not_found' })
   })
+  it('turns a network client that throws into a failure', async () => {
+    const broken = { get: () => Promise.reject(new Error('socket hang up')) }
+    const c = new CurrencyConversion(new ExchangeRates({ http: broken, apiUrl: oer.url, apiKey: KEY, accountType: 'DEVELOPER', baseCurrency: 'EUR', now: Date.now }), 'EUR', INFO)
+    expect((await convert(c, { tr_currency: 'GBP', tr_total: '1' })).failures).toEqual([simple('Open Exchange Rates error, type: [OtherErrors], message: [OER request failed: socket hang up]')])
+  })
   it('gives up on a service that does not answer in time, and waits for a slow one', async () => {
     behaviour = 'hang'
     const t0 = Date.now()

@@ -168,6 +168,8 @@ describe('weather: the service', () => {
     expect((await lookup(enrichment(), 1, 1)).failures![0]!.message).toEqual({ error: expect.stringMatching(/^OpenWeatherMap Error when trying to parse following json: \nupstream says no\n\nMessage from the parser:\n /) })
     expect(parseHistory(200, JSON.stringify({ list: [{ dt: 1, main: { temp: 1 }, wind: { speed: 1, deg: 1 }, clouds: { all: 1 } }] }))).toEqual({ error: 'Could not extract the weather history from the answer: list[0].main.humidity is missing' })
     expect(parseHistory(200, JSON.stringify({ list: [{ dt: 1.5 }] }))).toEqual({ error: 'Could not extract the weather history from the answer: list[0].main is missing' })
+    const far = { dt: 1e17, main: { temp: 1, humidity: 1, pressure: 1, temp_min: 1, temp_max: 1 }, wind: { speed: 1, deg: 1 }, clouds: { all: 1 } }
+    expect(parseHistory(200, JSON.stringify({ list: [far] }))).toEqual({ error: 'Could not extract the weather history from the answer: Invalid time value' })
   })
   it('keeps an error for a minute, and a timeout not at all', async () => {
     let now = Date.parse('2024-01-01T00:00:00Z')
