@@ -273,3 +273,35 @@ describe('weather in enriched events', () => {
     ])
   })
 })
+
+describe('currency conversion and weather together', () => {
+  it('converts a transaction and adds the weather where IP lookups placed it, in one enriched event', async () => {
+    const oer = await startServer((_req, res, url) =>
+      url.pathname === '/api/historical/2020-04-28.json' && url.searchParams.get('app_id') === 'oer-key'
+        ? json(res, 200, { disclaimer: '…', license: '…', timestamp: 1588118399, base: 'USD', rates: { USD: 1, EUR: 0.923, GBP: 0.8042 } })
+        : json(res, 404, { error: true, status: 404, message: 'not_found', description: '…' }),
+    )
+    try {
+      const docs = [
+        { schema: 'iglu:com.snowplowanalytics.snowplow/ip_lookups/jsonschema/2-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'ip_lookups', enabled: true, parameters: { geo: { uri: 'file:///maxmind', database: 'GeoLite2-City.mmdb' } } } },
+        config(params({ apiUrl: owm.url, runAfterIpLookups: true })),
+        { schema: 'iglu:com.snowplowanalytics.snowplow/currency_conversion_config/jsonschema/1-0-0', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'currency_conversion_config', enabled: true, parameters: { accountType: 'DEVELOPER', apiKey: 'oer-key', baseCurrency: 'EUR', rateAt: 'EOD_PRIOR', apiUrl: `${oer.url}/api` } } },
+      ]
+      const r = await loadEnrichmentConfigs(docs.map((d, i) => ({ source: `c${i}.json`, text: JSON.stringify(d) })), resolver)
+      if (!r.ok) throw new Error(r.errors.join())
+      const built = await buildEnrichments(r.configs, { assets: { path: () => join(projectRoot, 'test/fixtures/maxmind/GeoIP2-City-Test.mmdb') }, legacyOrder: false, web: { http } })
+      if (!built.ok) throw new Error(built.errors.join())
+      const e = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: built.enrichments })
+      const q = 'e=tr&p=web&tv=js-3&tr_id=order-7&tr_tt=100&tr_tx=20&tr_sh=4.5&tr_cu=GBP'
+      const o = await e.enrichRecord(payload({ path: '/i', querystring: q, ipAddress: '175.16.199.0', timestamp: Date.UTC(2020, 3, 28, 18, 40) }), batch())
+      const c = columns((only(o, 'good')[0] as { tsv: string }).tsv)
+      // 1 / 0.8042 = 1.243472 (6 places) × 0.923 = 1.147724656
+      expect([c.tr_total_base, c.tr_tax_base, c.tr_shipping_base, c.base_currency]).toEqual(['114.77', '22.95', '5.16', 'EUR'])
+      expect([c.geo_city, c.geo_latitude, c.geo_longitude]).toEqual(['Changchun', '43.88', '125.3228'])
+      const derived = JSON.parse(c.derived_contexts).data
+      expect(derived).toEqual([{ schema: WEATHER_SCHEMA, data: expect.objectContaining({ dt: '2020-04-28T19:00:00.000Z' }) }])
+    } finally {
+      await oer.close()
+    }
+  })
+})
