@@ -27,53 +27,69 @@ export class NodeHttpGet implements HttpGet {
   }
 
   get(url: string, o: HttpGetOptions): Promise<HttpGetResult> {
-    const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES
+    let u: URL
+    try {
+      u = new URL(url)
+    } catch {
+      return Promise.resolve({ ok: false, error: 'not a URL' })
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return Promise.resolve({ ok: false, error: `unsupported scheme ${u.protocol}` })
     return new Promise<HttpGetResult>((resolve) => {
-      let u: URL
-      try {
-        u = new URL(url)
-      } catch {
-        resolve({ ok: false, error: `not a URL: ${url.slice(0, 200)}` })
-        return
-      }
-      const secure = u.protocol === 'https:'
-      if (!secure && u.protocol !== 'http:') {
-        resolve({ ok: false, error: `unsupported scheme ${u.protocol}` })
-        return
-      }
       let done = false
+      let req: http.ClientRequest | undefined
+      const timer = setTimeout(() => {
+        finish({ ok: false, error: `timed out after ${o.timeoutMs} ms` })
+        req?.destroy()
+      }, o.timeoutMs)
       const finish = (r: HttpGetResult) => {
         if (done) return
         done = true
         clearTimeout(timer)
         resolve(r)
       }
-      const req = (secure ? https : http).get(u, { agent: secure ? this.https : this.http, headers: { accept: 'application/json', 'accept-encoding': 'identity' } }, (res) => {
-        const chunks: Buffer[] = []
-        let size = 0
-        const declared = Number(res.headers['content-length'])
-        if (declared > maxBytes) {
-          req.destroy()
-          finish({ ok: false, error: `the answer is larger than ${maxBytes} bytes` })
-          return
-        }
-        res.on('data', (c: Buffer) => {
-          size += c.length
-          if (size > maxBytes) {
-            req.destroy()
-            finish({ ok: false, error: `the answer is larger than ${maxBytes} bytes` })
-          } else chunks.push(c)
+      // A kept-alive connection the server closed while idle (or while a Lambda was frozen) fails at once: one new attempt.
+      const attempt = (retry: boolean) => {
+        req = this.send(u, o.maxBytes ?? DEFAULT_MAX_BYTES, (r, reused) => {
+          if (!r.ok && retry && reused && !done && /^(ECONNRESET|EPIPE|ECONNABORTED)$/.test(r.error)) attempt(false)
+          else finish(r)
         })
-        res.on('end', () => finish({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', (err) => finish({ ok: false, error: err.message }))
-        res.on('aborted', () => finish({ ok: false, error: 'the connection closed before the answer ended' }))
-      })
-      req.on('error', (err) => finish({ ok: false, error: (err as NodeJS.ErrnoException).code ?? err.message }))
-      const timer = setTimeout(() => {
-        finish({ ok: false, error: `timed out after ${o.timeoutMs} ms` })
-        req.destroy()
-      }, o.timeoutMs)
+      }
+      attempt(true)
     })
+  }
+
+  /** One request; `done` is called once, with whether the connection had served an earlier request. */
+  private send(u: URL, maxBytes: number, done: (r: HttpGetResult, reused: boolean) => void): http.ClientRequest {
+    const secure = u.protocol === 'https:'
+    let called = false
+    const end = (r: HttpGetResult) => {
+      if (called) return
+      called = true
+      done(r, req.reusedSocket)
+    }
+    const tooLong: HttpGetResult = { ok: false, error: `the answer is larger than ${maxBytes} bytes` }
+    const req = (secure ? https : http).get(u, { agent: secure ? this.https : this.http, headers: { accept: 'application/json', 'accept-encoding': 'identity' } }, (res) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      if (Number(res.headers['content-length']) > maxBytes) {
+        end(tooLong)
+        req.destroy()
+        return
+      }
+      res.on('data', (c: Buffer) => {
+        size += c.length
+        if (size <= maxBytes) chunks.push(c)
+        else {
+          end(tooLong)
+          req.destroy()
+        }
+      })
+      res.on('end', () => end({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', (err) => end({ ok: false, error: err.message }))
+      res.on('aborted', () => end({ ok: false, error: 'the connection closed before the answer ended' }))
+    })
+    req.on('error', (err) => end({ ok: false, error: (err as NodeJS.ErrnoException).code ?? err.message }))
+    return req
   }
 
   /** Closes the idle connections. */

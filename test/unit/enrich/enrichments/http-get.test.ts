@@ -9,6 +9,7 @@ beforeAll(async () => {
   server = await startServer(async (_req, res, url) => {
     if (url.pathname === '/slow') await new Promise((r) => setTimeout(r, 50))
     if (url.pathname === '/hang') return
+    if (url.pathname === '/stale' && server.seen.filter((x) => x.connection === server.seen.at(-1)!.connection).length > 1) return void _req.socket.destroy()
     if (url.pathname === '/big') {
       res.writeHead(200, { 'content-type': 'application/json' })
       return void res.end(`"${'x'.repeat(5000)}"`)
@@ -40,6 +41,14 @@ describe('NodeHttpGet', () => {
     expect(server.connections() - before).toBe(2)
     c.close()
   })
+  it('tries once more on a new connection when a kept-alive one turns out closed', async () => {
+    const c = new NodeHttpGet()
+    const before = server.connections()
+    expect(await c.get(`${server.url}/first`, { timeoutMs: 2000 })).toMatchObject({ ok: true })
+    expect(await c.get(`${server.url}/stale`, { timeoutMs: 2000 })).toEqual({ ok: true, status: 200, body: '{"path":"/stale"}' })
+    expect(server.connections() - before).toBe(2)
+    c.close()
+  })
   it('turns timeouts, refused connections, oversized answers and bad URLs into results', async () => {
     const c = new NodeHttpGet()
     expect(await c.get(`${server.url}/hang`, { timeoutMs: 80 })).toEqual({ ok: false, error: 'timed out after 80 ms' })
@@ -47,7 +56,7 @@ describe('NodeHttpGet', () => {
     expect(await c.get(`${server.url}/stream`, { timeoutMs: 2000, maxBytes: 5000 })).toEqual({ ok: false, error: 'the answer is larger than 5000 bytes' })
     expect(await c.get('http://127.0.0.1:1/x', { timeoutMs: 2000 })).toEqual({ ok: false, error: 'ECONNREFUSED' })
     expect(await c.get('ftp://127.0.0.1/x', { timeoutMs: 2000 })).toEqual({ ok: false, error: 'unsupported scheme ftp:' })
-    expect(await c.get('not a url', { timeoutMs: 2000 })).toEqual({ ok: false, error: 'not a URL: not a url' })
+    expect(await c.get('not a url', { timeoutMs: 2000 })).toEqual({ ok: false, error: 'not a URL' })
     c.close()
   })
 })
