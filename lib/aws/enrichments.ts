@@ -16,8 +16,10 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectC
 import type { Resolver } from '../core/iglu/resolver'
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
+import type { WebServices } from '../core/enrich/enrichments/http-get'
 import type { Enrichment } from '../core/enrich/steps'
 import { enrichmentFiles } from '../infra/enrichments'
+import { sharedHttpGet } from './http-get'
 
 /** Where enrichment configurations live in the assets bucket. */
 export const ENRICHMENTS_PREFIX = enrichmentFiles.prefix
@@ -158,6 +160,8 @@ export interface SetupOptions {
   /** Receives rebuilt steps after an asset changed. */
   readonly onChange?: (enrichments: Enrichment[]) => void
   readonly log?: (line: string) => void
+  /** The network for enrichments that read a web service (default: Node's HTTP client, pools shared by the process). */
+  readonly web?: WebServices
 }
 
 /**
@@ -179,7 +183,8 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
       throw new EnrichmentSetupError(`${a.source}: ${(err as Error).message}`)
     }
   }))
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder })
+  const web = o.web ?? { http: sharedHttpGet() }
+  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, web })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

@@ -7,6 +7,7 @@ import { asnLookups } from './asn-lookups'
 import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
+import { currencyConversion } from './currency-conversion'
 import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
@@ -15,6 +16,7 @@ import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
 import { uaParser } from './ua-parser'
+import { weather } from './weather'
 import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
@@ -24,6 +26,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   campaignAttribution,
   cookieExtractor,
   crossNavigationEnrichment,
+  currencyConversion,
   eventFingerprint,
   httpHeaderExtractor,
   iabSpidersAndRobots,
@@ -31,5 +34,6 @@ export const MODULES: readonly EnrichmentModule[] = [
   piiPseudonymizer,
   refererParser,
   uaParser,
+  weather,
   yauaa,
 ]

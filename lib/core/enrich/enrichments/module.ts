@@ -8,6 +8,7 @@
 import type { SchemaKey } from '../../iglu/keys'
 import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
+import type { WebServices } from './http-get'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {
@@ -37,6 +38,8 @@ export interface BuildContext {
   readonly assets: AssetFiles
   /** `featureFlags.legacyEnrichmentOrder`. */
   readonly legacyOrder: boolean
+  /** The network, for enrichments that read a web service (absent: they cannot be built). */
+  readonly web?: WebServices
 }
 
 /** A problem with a configuration, reported with its file and stopping enrich. */
@@ -49,6 +52,13 @@ export interface EnrichmentModule {
   readonly vendor: string
   readonly name: string
   readonly models: readonly number[]
+  /**
+   * Parameters this deployment accepts besides those of the configuration
+   * schema, each with its check (a message for an unusable value). They are
+   * taken out of `parameters` before the configuration is validated against
+   * its schema, checked here, and handed to `create` with the others.
+   */
+  readonly extensions?: Readonly<Record<string, (value: unknown) => string | undefined>>
   /** The assets the configuration names (downloaded before `create`). */
   assets?(config: EnrichmentConfig): AssetRef[]
   /** The step, from the validated configuration; throws `ConfigError` for a configuration it cannot use. */

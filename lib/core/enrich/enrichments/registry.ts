@@ -39,6 +39,21 @@ function moduleFor(key: SchemaKey, modules: readonly EnrichmentModule[]): Enrich
   return m
 }
 
+/**
+ * A configuration's data without the module's extension parameters (undefined
+ * when it has none), and the problems with their values.
+ */
+function extensionsOf(m: EnrichmentModule, data: JsonObject): { doc?: JsonObject; errors: string[] } {
+  const params = data.parameters
+  if (!m.extensions || !isObject(params)) return { errors: [] }
+  const names = Object.keys(m.extensions).filter((n) => Object.hasOwn(params, n))
+  if (names.length === 0) return { errors: [] }
+  const errors = names.map((n) => m.extensions![n]!(params[n])).filter((e): e is string => e !== undefined)
+  const rest: JsonObject = {}
+  for (const [k, v] of Object.entries(params)) if (!names.includes(k)) rest[k] = v
+  return { doc: { ...data, parameters: rest }, errors }
+}
+
 /** Reads and validates enrichment configuration files. */
 export async function loadEnrichmentConfigs(files: readonly ConfigFile[], resolver: Resolver, modules: readonly EnrichmentModule[] = MODULES): Promise<LoadResult> {
   const errors: string[] = []
@@ -67,7 +82,12 @@ export async function loadEnrichmentConfigs(files: readonly ConfigFile[], resolv
       fail(m)
       continue
     }
-    const v = await resolver.validate(doc)
+    const ext = extensionsOf(m, doc.data)
+    if (ext.errors.length > 0) {
+      for (const e of ext.errors) fail(e)
+      continue
+    }
+    const v = await resolver.validate(ext.doc === undefined ? doc : { schema: doc.schema, data: ext.doc })
     if (!v.ok) {
       const detail = v.reason === 'invalid-data' ? v.errors.map((e) => e.message).join('; ') : v.message
       fail(`invalid against ${doc.schema}: ${detail}`)
