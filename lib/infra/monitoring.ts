@@ -96,13 +96,13 @@ export class FloeMonitoring extends Construct {
     }
     // Batches the stream triggers gave up on: S3 request metrics of the on-failure prefix.
     const failureBucket = data.buckets[streamTriggerFailureBucket]
-    const failedBatches = new Metric({ namespace: 'AWS/S3', metricName: 'PutRequests', dimensionsMap: { BucketName: failureBucket.bucketName, FilterId: streamTriggerFailureMetricsId }, statistic: 'Sum', period: PERIOD, label: 'failed batches' })
+    const failedBatches = new Metric({ namespace: 'AWS/S3', metricName: 'PutRequests', dimensionsMap: { BucketName: failureBucket.bucketName, FilterId: streamTriggerFailureMetricsId }, statistic: 'Sum', period: PERIOD })
     alarm('failedBatches', 'FailedBatchesAlarm', failedBatches, t.failedBatches, `${t.failedBatches} or more batches written to the on-failure destination in 5 minutes: records were given up on (they are in the ${streamTriggerFailureBucket} bucket under aws/lambda/)`)
 
     // Enrich's own counters (embedded metric format, dimension `function`).
     const enrich = props.functions.enrich
-    const enrichMetric = (name: string, statistic = 'Sum', period = PERIOD) =>
-      props.enrichNamespace && enrich ? new Metric({ namespace: props.enrichNamespace, metricName: name, dimensionsMap: { function: enrich.fn.functionName }, statistic, period, label: name }) : undefined
+    const enrichMetric = (name: string, statistic = 'Sum', period = PERIOD, label?: string) =>
+      props.enrichNamespace && enrich ? new Metric({ namespace: props.enrichNamespace, metricName: name, dimensionsMap: { function: enrich.fn.functionName }, statistic, period, label }) : undefined
     if (props.enrichNamespace && enrich) {
       const badRate = new MathExpression({
         expression: 'IF(good + bad > 0, 100 * bad / (good + bad), 0)',
@@ -141,7 +141,7 @@ export class FloeMonitoring extends Construct {
     }
     // Kinesis: records rejected because a stream's shards were full.
     const streamWriteThrottles = (key: StreamKey, period = PERIOD) =>
-      new Metric({ namespace: 'AWS/Kinesis', metricName: 'WriteProvisionedThroughputExceeded', dimensionsMap: { StreamName: data.streams[key].streamName }, statistic: 'Sum', period, label: `${key} stream` })
+      new Metric({ namespace: 'AWS/Kinesis', metricName: 'WriteProvisionedThroughputExceeded', dimensionsMap: { StreamName: data.streams[key].streamName }, statistic: 'Sum', period })
     for (const key of Object.keys(data.streams) as StreamKey[]) {
       alarm(`streamWriteThrottles:${key}`, `${cid(key)}StreamWriteThrottlesAlarm`, streamWriteThrottles(key), t.streamWriteThrottles, `${t.streamWriteThrottles} or more records written to the ${key} stream were throttled in 5 minutes: it needs more shards`)
     }
@@ -156,11 +156,11 @@ export class FloeMonitoring extends Construct {
       new TextWidget({ markdown: `# Floe ${settings.stage}\nPer minute unless stated. Alarms go to the SNS topic \`${prefix}\` alarms; thresholds are deploy settings.`, width: 24, height: 2 }),
       new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 }),
     )
-    const enrichOut = ['good', 'incomplete', 'bad', 'pii'].map((n) => enrichMetric(n, 'Sum', minute)).filter((m): m is Metric => m !== undefined)
+    const enrichOut = ['good', 'incomplete', 'bad', 'pii'].map((n) => enrichMetric(n, 'Sum', minute, n)).filter((m): m is Metric => m !== undefined)
     this.dashboard.addWidgets(
       w('Events in', [apiMetric('Count', 'Sum', minute, COLLECTOR_ROUTE, 'collector requests'), new Metric({ namespace: 'AWS/Kinesis', metricName: 'IncomingRecords', dimensionsMap: { StreamName: data.streams.raw.streamName }, statistic: 'Sum', period: minute, label: 'raw stream records' })]),
       enrichOut.length > 0 ? w('Enrich: good / incomplete / bad / pii', enrichOut) : new TextWidget({ markdown: "Enrich's own metrics are off (`monitoring.metrics.cloudwatch = false`).", width: 8, height: 6 }),
-      enrichOut.length > 0 ? w('Enrich latency (ms, collector to written)', [enrichMetric('latency', 'Maximum', minute)!, enrichMetric('latency', 'Average', minute)!]) : new TextWidget({ markdown: ' ', width: 8, height: 6 }),
+      enrichOut.length > 0 ? w('Enrich latency (ms, collector to written)', [enrichMetric('latency', 'Maximum', minute, 'maximum')!, enrichMetric('latency', 'Average', minute, 'average')!]) : new TextWidget({ markdown: ' ', width: 8, height: 6 }),
     )
     this.dashboard.addWidgets(
       w('Iterator age (ms, maximum)', consumers.map((k) => props.functions[k]!.fn.metric('IteratorAge', { statistic: 'Maximum', period: minute, label: k }))),
@@ -170,7 +170,7 @@ export class FloeMonitoring extends Construct {
     this.dashboard.addWidgets(
       w('API latency (ms)', [apiMetric('Latency', 'p50', minute, undefined, 'p50'), apiMetric('Latency', 'p95', minute, undefined, 'p95'), apiMetric('Latency', 'p99', minute, undefined, 'p99')]),
       w('API 4xx / 5xx', [apiMetric('4xx', 'Sum', minute), apiMetric('5xx', 'Sum', minute)], [apiMetric('Count', 'Sum', minute, undefined, 'requests')]),
-      w('Throttling and failed batches', (Object.keys(data.streams) as StreamKey[]).map((k) => streamWriteThrottles(k, minute)), [failedBatches.with({ period: minute })]),
+      w('Throttling and failed batches', (Object.keys(data.streams) as StreamKey[]).map((k) => streamWriteThrottles(k, minute).with({ label: `${k} stream write throttles` })), [failedBatches.with({ period: minute, label: 'failed batches' })]),
     )
   }
 }

@@ -224,7 +224,8 @@ export class FloeAppStack extends Stack {
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute')
     if (defaultRoute) {
       acknowledge(defaultRoute, 'AwsSolutions-APIG4', openRoutesReason(defaultFn!, functions[defaultFn!]))
-      stage.routeSettings = { [COLLECTOR_ROUTE]: { ...throttle, detailedMetricsEnabled: true } }
+      // (RouteSettings is plain JSON to the CDK: CloudFormation's property names as they are.)
+      stage.routeSettings = { [COLLECTOR_ROUTE]: { DetailedMetricsEnabled: true, ThrottlingBurstLimit: settings.throttleBurstLimit, ThrottlingRateLimit: settings.throttleRateLimit } }
       this.api.defaultStage!.node.addDependency(defaultRoute)
     }
     if (stage.stageName !== API_STAGE) throw new Error(`The HTTP API's default stage is ${stage.stageName}, expected ${API_STAGE}`)
