@@ -1,4 +1,5 @@
-import { App } from 'aws-cdk-lib'
+import { App, Validations } from 'aws-cdk-lib'
+import { AwsSolutionsChecks } from 'cdk-nag'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { settingsOrThrow, stackNames } from '../lib/infra/settings'
@@ -19,4 +20,6 @@ const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_
 const tags = { 'floe:stage': settings.stage }
 const data = new FloeDataStack(app, names.data, { env, settings, tags, description: `Floe (${settings.stage}): tables, streams and buckets` })
 new FloeAppStack(app, names.app, { env, tags, data: data.data, projectRoot, description: `Floe (${settings.stage}): HTTP API, functions, stream triggers, alarms and dashboard` })
+// cdk-nag's AwsSolutions pack: a finding that is neither fixed nor acknowledged (lib/infra/nag.ts) stops synthesis.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app))
 app.synth()

@@ -143,7 +143,7 @@ export function readSettings(context: Readonly<Record<string, unknown>>, env: No
       return []
     }
     const bad = items.filter((s) => !re.test(s))
-    if (bad.length > 0) problem(key, `must be ${what} (comma-separated); not one: ${bad.join(', ')}`, v)
+    if (bad.length > 0) errors.push(`-c ${key}: must be ${what} (comma-separated); not valid: ${bad.map((b) => JSON.stringify(b)).join(', ')}`)
     return [...new Set(items.filter((s) => re.test(s)))]
   }
   const num = (key: SettingKey, dflt: number, rule: NumberRule): number => {
