@@ -24,6 +24,11 @@ export const COLLECTOR_ROUTE = '$default'
 
 const PERIOD = Duration.minutes(5)
 
+/** Bad rows as a percentage of good events and bad rows (0 when there are none; a counter without a data point counts 0). */
+export const BAD_ROW_RATE = 'IF((FILL(good, 0) + FILL(bad, 0)) > 0, 100 * FILL(bad, 0) / (FILL(good, 0) + FILL(bad, 0)), 0)'
+/** The collector route's 5xx answers as a percentage of its requests (0 without requests). */
+export const COLLECTOR_5XX_RATE = 'IF(FILL(requests, 0) > 0, 100 * FILL(errors, 0) / requests, 0)'
+
 export interface FloeMonitoringProps {
   readonly settings: DeploySettings
   readonly functions: Readonly<Partial<Record<FunctionKey, FloeFunction>>>
@@ -105,7 +110,7 @@ export class FloeMonitoring extends Construct {
       props.enrichNamespace && enrich ? new Metric({ namespace: props.enrichNamespace, metricName: name, dimensionsMap: { function: enrich.fn.functionName }, statistic, period, label }) : undefined
     if (props.enrichNamespace && enrich) {
       const badRate = new MathExpression({
-        expression: 'IF(good + bad > 0, 100 * bad / (good + bad), 0)',
+        expression: BAD_ROW_RATE,
         usingMetrics: { good: enrichMetric('good')!, bad: enrichMetric('bad')! },
         period: PERIOD,
         label: 'bad rows (% of good events and bad rows)',
@@ -117,7 +122,7 @@ export class FloeMonitoring extends Construct {
     const apiMetric = (name: string, statistic: string, period = PERIOD, route?: string, label?: string) =>
       new Metric({ namespace: 'AWS/ApiGateway', metricName: name, dimensionsMap: { ApiId: api.apiId, Stage: API_STAGE, ...(route ? { Route: route } : {}) }, statistic, period, label: label ?? name })
     const collector5xx = new MathExpression({
-      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      expression: COLLECTOR_5XX_RATE,
       usingMetrics: { requests: apiMetric('Count', 'Sum', PERIOD, COLLECTOR_ROUTE), errors: apiMetric('5xx', 'Sum', PERIOD, COLLECTOR_ROUTE) },
       period: PERIOD,
       label: 'collector 5xx (% of requests)',

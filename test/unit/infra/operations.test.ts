@@ -16,6 +16,7 @@ import { accessLogFormat, FloeAppStack, FloeDataStack, logicalId } from '../../.
 import { defaultThresholds, readSettings, settingKeys, stackNames } from '../../../lib/infra/settings'
 import { streams, tables } from '../../../lib/infra/resources'
 import { kebabName } from '../../../lib/core/metrics/services'
+import { BAD_ROW_RATE, COLLECTOR_5XX_RATE } from '../../../lib/infra/monitoring'
 import { projectRoot } from '../../../lib/local/handlers'
 import { synthTemplates } from '../../support/synth'
 
@@ -183,7 +184,7 @@ describe('alarms', () => {
     const a = alarm(app, 'badRowRate')
     expect(a).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold' })
     const expr = a.Metrics.find((m: any) => m.Expression)
-    expect(expr.Expression).toBe('IF(good + bad > 0, 100 * bad / (good + bad), 0)')
+    expect(expr.Expression).toBe(BAD_ROW_RATE)
     for (const name of ['good', 'bad']) {
       const m = a.Metrics.find((x: any) => x.Id === name).MetricStat
       expect(m).toMatchObject({ Metric: { Namespace: 'floe.enrich', MetricName: name }, Stat: 'Sum', Period: 300 })
@@ -217,7 +218,7 @@ describe('alarms', () => {
   it("watch the collector's 5xx rate on its own route", () => {
     const a = alarm(app, 'collector5xxRate')
     expect(a).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold' })
-    expect(a.Metrics.find((m: any) => m.Expression).Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)')
+    expect(a.Metrics.find((m: any) => m.Expression).Expression).toBe(COLLECTOR_5XX_RATE)
     for (const [id, metric] of [['requests', 'Count'], ['errors', '5xx']]) {
       const m = a.Metrics.find((x: any) => x.Id === id).MetricStat
       expect(m).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: metric }, Stat: 'Sum', Period: 300 })
