@@ -6,6 +6,7 @@
 import { App, Stack, Validations } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { Bucket } from 'aws-cdk-lib/aws-s3'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { AwsSolutionsChecks } from 'cdk-nag'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,11 +35,11 @@ const logicalIdOf = (t: Template, type: string) => Object.keys(t.findResources(t
 const topicId = logicalIdOf(app, 'AWS::SNS::Topic')[0]!
 
 /** Both stacks with the AwsSolutions pack: the violations cdk-nag reports (none when synthesis succeeds). */
-function nagViolations(context: Record<string, unknown> = {}, extra?: (data: Stack) => void): string {
+function nagViolations(context: Record<string, unknown> = {}, extra?: (data: Stack, app: FloeAppStack) => void): string {
   const cdk = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
   const d = new FloeDataStack(cdk, 'FloeData')
-  new FloeAppStack(cdk, 'FloeApp', { data: d.data, projectRoot })
-  extra?.(d)
+  const a = new FloeAppStack(cdk, 'FloeApp', { data: d.data, projectRoot })
+  extra?.(d, a)
   Validations.of(cdk).addPlugins(new AwsSolutionsChecks(cdk))
   try {
     cdk.synth()
@@ -356,5 +357,18 @@ describe('cdk-nag (AwsSolutions)', () => {
     const report = nagViolations({}, (d) => new Bucket(d, 'Unreviewed'))
     expect(report).toContain('AwsSolutions-S1')
     expect(report).toContain('FloeData/Unreviewed')
+  })
+
+  it("acknowledges only the wildcards of CDK's grants: another one in a function's policy is reported", () => {
+    const report = nagViolations({}, (_d, a) => {
+      a.functions.collector.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:*'], resources: ['*'] }))
+      a.functions.enrich.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::elsewhere/*/private/*'] }))
+    })
+    expect(report).toContain('AwsSolutions-IAM5[Action::s3:*]')
+    expect(report).toContain('AwsSolutions-IAM5[Resource::*]')
+    expect(report).toContain('FloeApp/Collector/Role/DefaultPolicy')
+    expect(report).toContain('AwsSolutions-IAM5[Resource::arn:aws:s3:::elsewhere/*/private/*]')
+    // the grants themselves stay acknowledged
+    expect(report).not.toContain('s3:GetObject*')
   })
 })
