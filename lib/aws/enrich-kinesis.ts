@@ -11,7 +11,7 @@ import { KinesisClient } from '@aws-sdk/client-kinesis'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { EnrichConfig, KinesisOutput, Outputs } from '../core/enrich/config'
+import { cloudWatchNamespace, type EnrichConfig, type KinesisOutput, type Outputs } from '../core/enrich/config'
 import { Enricher, type Output, type RecordOutcome } from '../core/enrich/enrich'
 import { F } from '../core/enrich/fields'
 import { emfLine, Metrics, MetricsReporter } from '../core/enrich/metrics'
@@ -212,7 +212,7 @@ export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: No
 
 /** One embedded-metric-format line with the counts since the last call (CloudWatch reads it from the logs). */
 export function emitEmf(rt: EnrichKinesisRuntime, functionName: string): void {
-  if (!rt.config.monitoring.metrics.cloudwatch) return
-  const prefix = rt.config.monitoring.metrics.stdout?.prefix ?? 'floe.enrich'
-  rt.log(emfLine(rt.metrics.take(), prefix, { function: functionName }, Date.now()))
+  const namespace = cloudWatchNamespace(rt.config)
+  if (namespace === undefined) return
+  rt.log(emfLine(rt.metrics.take(), namespace, { function: functionName }, Date.now()))
 }

@@ -3,7 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb'
 import type { IStream } from 'aws-cdk-lib/aws-kinesis'
 import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds'
@@ -12,6 +12,7 @@ import { dirname, resolve } from 'node:path'
 import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
 import { kebabName } from '../core/metrics/services'
+import { acknowledge, acknowledgeGrantWildcards } from './nag'
 
 export interface DataResources {
   readonly tables: Readonly<Record<TableKey, ITableV2>>
@@ -27,6 +28,8 @@ export interface FloeFunctionProps {
   readonly decl: FunctionDecl
   readonly data: DataResources
   readonly projectRoot: string
+  /** Days the function's log group keeps its logs (one of CloudWatch Logs' retention periods; default 30). */
+  readonly logRetentionDays?: number
 }
 
 /**
@@ -40,7 +43,10 @@ export class FloeFunction extends Construct {
   constructor(scope: Construct, id: string, props: FloeFunctionProps) {
     super(scope, id)
     const { decl, data } = props
-    const logGroup = new LogGroup(this, 'Logs', { logGroupName: functionLogGroupName(Stack.of(this).stackName, props.key ?? id), retention: RetentionDays.ONE_MONTH })
+    const logGroup = new LogGroup(this, 'Logs', { logGroupName: functionLogGroupName(Stack.of(this).stackName, props.key ?? id), retention: (props.logRetentionDays ?? RetentionDays.ONE_MONTH) as RetentionDays })
+    // Its own role: writing to its own log group is its only permission besides its grants (no AWS managed policy).
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Floe function ${props.key ?? id}` })
+    logGroup.grantWrite(role)
     this.fn = new NodejsFunction(this, 'Function', {
       description: decl.description,
       entry: resolve(props.projectRoot, decl.entry),
@@ -51,6 +57,7 @@ export class FloeFunction extends Construct {
       timeout: Duration.seconds(decl.timeoutSeconds ?? 30),
       loggingFormat: LoggingFormat.JSON,
       logGroup,
+      role,
       depsLockFilePath: resolve(props.projectRoot, 'package-lock.json'),
       projectRoot: props.projectRoot,
       environment: { NODE_OPTIONS: '--enable-source-maps', FLOE_SCHEMAS_DIR: '/var/task/schemas', ...decl.environment },
@@ -102,7 +109,12 @@ export class FloeFunction extends Construct {
       this.fn.addEnvironment(envVar('database', key), Stack.of(this).toJsonString(connection))
     }
     // Reads CloudWatch metrics (their names come from the stack: see `readsMetrics`). GetMetricData has no resource-level permissions.
-    if (decl.readsMetrics) this.fn.addToRolePolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] }))
+    if (decl.readsMetrics) {
+      this.fn.addToRolePolicy(new PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] }))
+      acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'cloudwatch:GetMetricData (the only action of this statement) has no resource-level permissions')
+    }
+    acknowledge(this.fn, 'AwsSolutions-L1', 'Node.js 22 is the runtime Floe is built (esbuild target node22) and tested for')
+    acknowledgeGrantWildcards(this)
   }
 }
 

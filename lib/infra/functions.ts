@@ -46,6 +46,12 @@ export interface FunctionDecl {
    * verdict; the function answers 401 (with `WWW-Authenticate`) or 429 itself.
    */
   readonly auth?: 'basic'
+  /**
+   * Why the function's routes have no authorizer at API Gateway, and what
+   * protects them instead (required for a function with routes and no `auth`;
+   * the stack test checks it).
+   */
+  readonly openRoutes?: string
   /** Ships the prebuilt pages (`lib/ui`) next to its bundle, under `ui/`. */
   readonly ui?: boolean
   /**
@@ -89,6 +95,7 @@ export const functions = {
     memoryMb: 128,
     timeoutSeconds: 3,
     routes: [{ method: 'GET', path: '/health' }],
+    openRoutes: 'The health check answers whether the stack is up, nothing more.',
   },
   archive: {
     description: 'Loader: archives stream records to the archive bucket, one object per batch.',
@@ -105,6 +112,7 @@ export const functions = {
     tables: { schemas: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite' },
     buckets: { assets: 'readWrite' },
     routes: [{ method: 'ANY', path: '/registry-server/{proxy+}' }, { method: 'ANY', path: '/registry-server' }],
+    openRoutes: 'Iglu clients send the registry API key (apikey header); the function checks it and serves only public schemas without one.',
     services: ['registry'],
     environment: fromDeployEnvironment('FLOE_REGISTRY_PATCHES_ALLOWED', 'FLOE_REGISTRY_MAX_PAYLOAD', 'FLOE_REGISTRY_EXPORT_PREFIX'),
   },
@@ -115,6 +123,7 @@ export const functions = {
     timeoutSeconds: 10,
     streams: { raw: 'write', bad: 'write' },
     routes: ['$default'],
+    openRoutes: 'Trackers send events without credentials, as to any Snowplow collector; the stage is throttled.',
     services: ['collector'],
     environment: fromDeployEnvironment('FLOE_COLLECTOR_CONFIG'),
   },
@@ -125,6 +134,7 @@ export const functions = {
     timeoutSeconds: 29,
     tables: { eventSpecs: 'readWrite', specHistory: 'readWrite', apiKeys: 'readWrite', settings: 'readWrite', schemas: 'read' },
     routes: [{ method: 'ANY', path: '/api/msc/v1/{proxy+}' }],
+    openRoutes: 'The function checks organization API keys and the tokens it issues for them on every request.',
     services: ['registry'],
     resolvesSchemas: true,
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
@@ -268,6 +278,10 @@ export const streamTriggerDefaults: StreamTriggerSettings = {
 
 /** Where batches that exhausted their retries are written (on AWS: an S3 on-failure destination). */
 export const streamTriggerFailureBucket: BucketKey = 'archive'
+/** Where Lambda writes them in that bucket (`aws/lambda/<mapping id>/<shard>/…`; the bucket's declaration expires them). */
+export const streamTriggerFailurePrefix = 'aws/lambda/'
+/** The S3 request-metrics filter of that prefix on AWS: the failed-batches alarm counts its `PutRequests`. */
+export const streamTriggerFailureMetricsId = 'StreamTriggerFailures'
 
 export interface StreamTriggerDecl extends Partial<StreamTriggerSettings> {
   readonly function: FunctionKey

@@ -1,5 +1,5 @@
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
-import { DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
+import { CfnStage, DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
@@ -11,13 +11,18 @@ import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
 import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
 import type { Construct } from 'constructs'
-import { FloeFunction, type DataResources } from './function'
+import { FloeFunction, functionLogGroupName, type DataResources } from './function'
+import { API_STAGE, COLLECTOR_ROUTE, FloeMonitoring } from './monitoring'
+import { settingsOrThrow, type DeploySettings } from './settings'
+import { enrichDeployment } from '../core/enrich/deploy'
+import { acknowledge, acknowledgeGrantWildcards } from './nag'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
 import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
-import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
+import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggerFailureMetricsId, streamTriggerFailurePrefix, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
 const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
 
@@ -30,6 +35,16 @@ export function databaseEnabled(scope: Construct, decl: DatabaseDecl): boolean {
   return !(v === false || v === 'false')
 }
 
+/** The deploy settings from the CDK context of `scope` (see `./settings.ts`); throws naming every invalid one. */
+export function deploySettings(scope: Construct): DeploySettings {
+  return settingsOrThrow(scope.node.getAllContext() as Record<string, unknown>).settings
+}
+
+export interface FloeDataStackProps extends StackProps {
+  /** Default: read from the CDK context. */
+  readonly settings?: DeploySettings
+}
+
 /**
  * The stateful resources: tables, streams, buckets and databases, kept on
  * stack deletion. A database is an Aurora PostgreSQL Serverless v2 cluster
@@ -40,8 +55,9 @@ export function databaseEnabled(scope: Construct, decl: DatabaseDecl): boolean {
 export class FloeDataStack extends Stack {
   readonly data: DataResources
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: FloeDataStackProps) {
     super(scope, id, props)
+    if (!props?.settings) deploySettings(this) // every setting is checked before anything is built
     const tableResources = {} as Record<TableKey, TableV2>
     for (const [key, decl] of Object.entries<TableDecl>(tables)) {
       tableResources[key as TableKey] = new TableV2(this, `${logicalId(key)}Table`, {
@@ -78,7 +94,10 @@ export class FloeDataStack extends Stack {
           prefix,
           expiration: Duration.days(days),
         })),
+        // S3 request metrics of the stream triggers' on-failure prefix (the failed-batches alarm).
+        metrics: key === streamTriggerFailureBucket ? [{ id: streamTriggerFailureMetricsId, prefix: streamTriggerFailurePrefix }] : undefined,
       })
+      acknowledge(bucketResources[key as BucketKey], 'AwsSolutions-S1', 'Only the stack\'s functions and deployments reach it, under IAM; CloudTrail data events are the audit trail when one is needed')
     }
     const databaseResources: Partial<Record<DatabaseKey, DatabaseCluster>> = {}
     const enabled = Object.entries<DatabaseDecl>(databases).filter(([, decl]) => databaseEnabled(this, decl))
@@ -89,6 +108,7 @@ export class FloeDataStack extends Stack {
         natGateways: 0,
         subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
       })
+      acknowledge(vpc, 'AwsSolutions-VPC7', 'Isolated subnets holding only the Aurora cluster, reached through the RDS Data API: no client traffic crosses this VPC')
       for (const [key, decl] of enabled) {
         databaseResources[key as DatabaseKey] = new DatabaseCluster(this, `${logicalId(key)}Database`, {
           engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_9 }),
@@ -105,38 +125,76 @@ export class FloeDataStack extends Stack {
           deletionProtection: true,
           removalPolicy: RemovalPolicy.RETAIN,
         })
+        const cluster = databaseResources[key as DatabaseKey]!
+        acknowledge(cluster, 'AwsSolutions-RDS6', 'Reached only through the RDS Data API, which signs in with the Secrets Manager secret; callers are authorized by IAM on the Data API')
+        acknowledge(cluster, 'AwsSolutions-SMG4', 'Its credentials secret: rotation needs a rotation function inside the isolated VPC with a Secrets Manager endpoint; only the granted functions can read the secret')
       }
     }
     this.data = { tables: tableResources, streams: streamResources, buckets: bucketResources, databases: databaseResources }
   }
 }
 
-/** The custom domain of the HTTP API from the context (`domainName` and `certificateArn`, both or neither). */
-function customDomain(scope: Stack): DomainName | undefined {
-  const name = scope.node.tryGetContext('domainName') as string | undefined
-  const certificateArn = scope.node.tryGetContext('certificateArn') as string | undefined
-  if (!name && !certificateArn) return undefined
-  if (!name || !certificateArn) throw new Error('A custom domain needs both -c domainName=<domain> and -c certificateArn=<ACM certificate ARN for it>')
-  return new DomainName(scope, 'ApiDomain', { domainName: name, certificate: Certificate.fromCertificateArn(scope, 'ApiCertificate', certificateArn) })
+/** The custom domain of the HTTP API from the settings (`domainName` and `certificateArn`, both or neither). */
+function customDomain(scope: Stack, settings: DeploySettings): DomainName | undefined {
+  if (!settings.domain) return undefined
+  return new DomainName(scope, 'ApiDomain', { domainName: settings.domain.name, certificate: Certificate.fromCertificateArn(scope, 'ApiCertificate', settings.domain.certificateArn) })
+}
+
+/**
+ * The HTTP API's access log: one JSON object per request (API Gateway's
+ * `$context` variables; every value a string, `-` when it does not apply).
+ */
+export const accessLogFormat = {
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  timeEpochMs: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  protocol: '$context.protocol',
+  domainName: '$context.domainName',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatencyMs: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  error: '$context.error.message',
+} as const
+
+/** The declared reason a function's routes have no authorizer; a function with routes must have `auth` or one. */
+function openRoutesReason(key: string, decl: FunctionDecl): string {
+  if (!decl.openRoutes) throw new Error(`The function ${key} has routes without an authorizer: declare auth: 'basic' or why they are open (openRoutes)`)
+  return decl.openRoutes
 }
 
 export interface FloeAppStackProps extends StackProps {
   readonly data: DataResources
   readonly projectRoot: string
+  /** Default: read from the CDK context. */
+  readonly settings?: DeploySettings
 }
 
 /** The functions, the HTTP API in front of them and the stream triggers. */
 export class FloeAppStack extends Stack {
   readonly api: HttpApi
   readonly functions: Readonly<Record<FunctionKey, FloeFunction>>
+  readonly monitoring: FloeMonitoring
+  readonly accessLogs: LogGroup
 
   constructor(scope: Construct, id: string, props: FloeAppStackProps) {
     super(scope, id, props)
+    const read = props.settings ? { settings: props.settings, warnings: [] } : settingsOrThrow(this.node.getAllContext() as Record<string, unknown>)
+    const settings = read.settings
+    for (const w of read.warnings) Annotations.of(this).addWarningV2('floe:settings', w)
     const fns = {} as Record<FunctionKey, FloeFunction>
     // A function whose database is not deployed is left out, with its routes and triggers.
     const deployed = Object.entries<FunctionDecl>(functions).filter(([, decl]) => missingDatabases(decl, (k) => props.data.databases[k] !== undefined).length === 0)
     for (const [key, decl] of deployed) {
-      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { key, decl, data: props.data, projectRoot: props.projectRoot })
+      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { key, decl, data: props.data, projectRoot: props.projectRoot, logRetentionDays: settings.logRetentionDays })
     }
     this.functions = fns
     // The metrics function: the physical names of the other functions and of the streams (no function refers to it).
@@ -151,12 +209,26 @@ export class FloeAppStack extends Stack {
 
     const defaultFn = (Object.entries<FunctionDecl>(functions).find(([, d]) => d.routes?.includes('$default')) ?? [])[0] as FunctionKey | undefined
     // A custom domain: `-c domainName=collector.acme.com -c certificateArn=arn:aws:acm:…` (an ACM certificate in the stack's region).
-    const domain = customDomain(this)
+    const domain = customDomain(this, settings)
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Floe HTTP API',
       defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
       ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
     })
+    // The stage: throttling, a JSON access log in its own log group, and route-level metrics for the collector's route.
+    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { logGroupName: functionLogGroupName(this.stackName, 'apiAccess'), retention: settings.accessLogRetentionDays as RetentionDays })
+    const throttle = { throttlingBurstLimit: settings.throttleBurstLimit, throttlingRateLimit: settings.throttleRateLimit }
+    const stage = this.api.defaultStage!.node.defaultChild as CfnStage
+    stage.defaultRouteSettings = throttle
+    stage.accessLogSettings = { destinationArn: this.accessLogs.logGroupArn, format: JSON.stringify(accessLogFormat) }
+    const defaultRoute = this.api.node.tryFindChild('DefaultRoute')
+    if (defaultRoute) {
+      acknowledge(defaultRoute, 'AwsSolutions-APIG4', openRoutesReason(defaultFn!, functions[defaultFn!]))
+      // (RouteSettings is plain JSON to the CDK: CloudFormation's property names as they are.)
+      stage.routeSettings = { [COLLECTOR_ROUTE]: { DetailedMetricsEnabled: true, ThrottlingBurstLimit: settings.throttleBurstLimit, ThrottlingRateLimit: settings.throttleRateLimit } }
+      this.api.defaultStage!.node.addDependency(defaultRoute)
+    }
+    if (stage.stageName !== API_STAGE) throw new Error(`The HTTP API's default stage is ${stage.stageName}, expected ${API_STAGE}`)
     if (domain) {
       new CfnOutput(this, 'ApiDomainTarget', { value: domain.regionalDomainName, description: `Point ${domain.name} here (CNAME or alias record)` })
     }
@@ -171,12 +243,13 @@ export class FloeAppStack extends Stack {
       const integration = new HttpLambdaIntegration(`${logicalId(key)}Integration`, fns[key as FunctionKey].fn)
       for (const route of decl.routes ?? []) {
         if (route === '$default') continue
-        new HttpRoute(this, `Route${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`, {
+        const r = new HttpRoute(this, `Route${route.method}${route.path.replace(/[^A-Za-z0-9]/g, '')}`, {
           httpApi: this.api,
           routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
           integration,
           ...(decl.auth === 'basic' ? { authorizer } : {}),
         })
+        if (decl.auth !== 'basic') acknowledge(r, 'AwsSolutions-APIG4', openRoutesReason(key, decl))
       }
     }
 
@@ -204,9 +277,10 @@ export class FloeAppStack extends Stack {
       fn.addEnvironment(envVar('stream', t.stream), props.data.streams[t.stream].streamName)
     }
     // The enrichment configuration files, synced to their prefix on every deploy (the enrich function reads them at start).
-    const enrichmentsDir = enrichmentFiles.sourceDir()
+    const enrichmentsDir = settings.enrichmentsDir
     if (enrichmentsDir) {
       const deployment = new BucketDeployment(this, 'EnrichmentFiles', {
+        logGroup: new LogGroup(this, 'EnrichmentFilesLogs', { logGroupName: functionLogGroupName(this.stackName, 'enrichmentFiles'), retention: settings.logRetentionDays as RetentionDays }),
         sources: [Source.asset(resolve(props.projectRoot, enrichmentsDir), { exclude: ['*', '!*.json'] })],
         destinationBucket: props.data.buckets[enrichmentFiles.bucket],
         destinationKeyPrefix: enrichmentFiles.prefix,
@@ -214,7 +288,18 @@ export class FloeAppStack extends Stack {
         extract: true,
       })
       fns.enrich.node.addDependency(deployment)
+      // CDK's own copying function (one per stack), run on deploy only.
+      const copier = this.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'))
+      if (copier) {
+        acknowledge(copier, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', "CDK's bucket deployment function: its role is defined by CDK")
+        acknowledge(copier, 'AwsSolutions-L1', "CDK's bucket deployment function: CDK chooses its runtime")
+        acknowledgeGrantWildcards(copier)
+      }
     }
+    // Alarms to one SNS topic, and the dashboard.
+    this.monitoring = new FloeMonitoring(this, 'Monitoring', { settings, functions: fns, data: props.data, api: this.api, enrichNamespace: fns.enrich ? enrichDeployment().metricsNamespace : undefined })
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic the alarms are sent to (subscribe more destinations to it)' })
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the pipeline' })
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
   }
 }

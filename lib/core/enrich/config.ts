@@ -88,6 +88,15 @@ export const LICENSE_MESSAGE =
 
 export const DEFAULT_METRICS_PREFIX = 'floe.enrich'
 
+/**
+ * The CloudWatch namespace of enrich's embedded-metric-format lines (the
+ * stdout prefix, else `floe.enrich`; dimension `function`, the function's
+ * name), or undefined when `monitoring.metrics.cloudwatch` is off.
+ */
+export function cloudWatchNamespace(c: CommonConfig): string | undefined {
+  return c.monitoring.metrics.cloudwatch ? (c.monitoring.metrics.stdout?.prefix ?? DEFAULT_METRICS_PREFIX) : undefined
+}
+
 const DURATION_UNITS: Record<string, number> = {
   ns: 1e-6, nano: 1e-6, nanos: 1e-6, nanosecond: 1e-6, nanoseconds: 1e-6,
   us: 1e-3, micro: 1e-3, micros: 1e-3, microsecond: 1e-3, microseconds: 1e-3,

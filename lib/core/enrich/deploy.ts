@@ -4,7 +4,7 @@
  * infrastructure declaration: the stream trigger's batch size and starting
  * position, and the resolved document handed to the function.
  */
-import { LICENSE_MESSAGE, validateConfig } from './config'
+import { cloudWatchNamespace, LICENSE_MESSAGE, validateConfig } from './config'
 import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
 
 export interface EnrichDeployment {
@@ -13,6 +13,8 @@ export interface EnrichDeployment {
   /** `input.retrievalMode.maxRecords` (Lambda takes at most 10,000). */
   readonly batchSize: number
   readonly startingPosition: 'TRIM_HORIZON' | 'LATEST'
+  /** The CloudWatch namespace of enrich's own metrics (dimension `function`), or undefined when they are off. */
+  readonly metricsNamespace?: string
   /** Why enrich cannot run as configured (the licence is not accepted); undefined when it can. */
   readonly disabledReason?: string
 }
@@ -41,6 +43,7 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
     environment: { [CONFIG_JSON_ENV]: JSON.stringify(d.doc) },
     batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
     startingPosition: c.input.initialPosition.type,
+    metricsNamespace: cloudWatchNamespace(c),
   }
   cache = { key, value }
   return value

@@ -204,6 +204,6 @@ describe('the metrics function in the CDK app', () => {
     const cw = statements.filter((s) => JSON.stringify(s.Action).includes('cloudwatch:'))
     expect(cw).toHaveLength(1)
     expect(cw[0]).toMatchObject({ Action: 'cloudwatch:GetMetricData', Effect: 'Allow', Resource: '*' })
-    expect(cw[0]!.id.startsWith(`${logicalId('metrics')}Function`)).toBe(true)
+    expect(cw[0]!.id.startsWith(`${logicalId('metrics')}Role`)).toBe(true)
   })
 })
