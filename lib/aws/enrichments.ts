@@ -16,6 +16,8 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectC
 import type { Resolver } from '../core/iglu/resolver'
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
+import type { LookupServices } from '../core/enrich/enrichments/lookups'
+import { sharedLookupServices } from '../runtime/lookup-services'
 import type { Enrichment } from '../core/enrich/steps'
 import { enrichmentFiles } from '../infra/enrichments'
 
@@ -158,6 +160,8 @@ export interface SetupOptions {
   /** Receives rebuilt steps after an asset changed. */
   readonly onChange?: (enrichments: Enrichment[]) => void
   readonly log?: (line: string) => void
+  /** HTTP and SQL for the API request and SQL query enrichments; default: the process's shared connections. */
+  readonly services?: LookupServices
 }
 
 /**
@@ -179,7 +183,7 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
       throw new EnrichmentSetupError(`${a.source}: ${(err as Error).message}`)
     }
   }))
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder })
+  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, services: o.services ?? sharedLookupServices() })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

@@ -3,6 +3,7 @@
  * this directory; see `module.ts` for what a module provides.
  */
 import { anonIp } from './anon-ip'
+import { apiRequest } from './api-request'
 import { asnLookups } from './asn-lookups'
 import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
@@ -19,6 +20,7 @@ import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
+  apiRequest,
   asnLookups,
   botDetection,
   campaignAttribution,

@@ -8,6 +8,7 @@
 import type { SchemaKey } from '../../iglu/keys'
 import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
+import type { LookupServices } from './lookups'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {
@@ -37,6 +38,8 @@ export interface BuildContext {
   readonly assets: AssetFiles
   /** `featureFlags.legacyEnrichmentOrder`. */
   readonly legacyOrder: boolean
+  /** HTTP, SQL databases and the clock, for the enrichments that look data up elsewhere (given by the shell). */
+  readonly services?: LookupServices
 }
 
 /** A problem with a configuration, reported with its file and stopping enrich. */

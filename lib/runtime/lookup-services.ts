@@ -1,0 +1,131 @@
+/**
+ * The services the lookup enrichments (API request, SQL query) call, as the
+ * enrich shells give them: an HTTP client keeping a bounded number of
+ * keep-alive connections per host, and connection pools to PostgreSQL (`pg`)
+ * and MySQL/MariaDB (`mysql2`), one per database, shared by every event and
+ * kept across rebuilds of the enrichments.
+ */
+import http from 'node:http'
+import https from 'node:https'
+import type { HttpAnswer, HttpClient, HttpRequest, LookupServices } from '../core/enrich/enrichments/lookups'
+
+export interface HttpClientOptions {
+  /** Connections open at once per host (requests beyond wait for one). */
+  readonly maxSocketsPerHost?: number
+  /** Hosts with their own connections at once (the least recently used one is closed beyond). */
+  readonly maxHosts?: number
+  /** Largest answer read, in bytes. */
+  readonly maxAnswerBytes?: number
+}
+
+export const HTTP_DEFAULTS = { maxSocketsPerHost: 32, maxHosts: 64, maxAnswerBytes: 1024 * 1024 } as const
+
+export interface NodeHttpClient extends HttpClient {
+  /** Closes every kept connection. */
+  close(): void
+}
+
+export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
+  const maxSockets = o.maxSocketsPerHost ?? HTTP_DEFAULTS.maxSocketsPerHost
+  const maxHosts = o.maxHosts ?? HTTP_DEFAULTS.maxHosts
+  const maxBytes = o.maxAnswerBytes ?? HTTP_DEFAULTS.maxAnswerBytes
+  const agents = new Map<string, http.Agent>()
+
+  const agentFor = (u: URL): http.Agent => {
+    const origin = u.origin
+    let a = agents.get(origin)
+    if (a) {
+      agents.delete(origin)
+      agents.set(origin, a)
+      return a
+    }
+    const opts = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' as const }
+    a = u.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts)
+    agents.set(origin, a)
+    while (agents.size > maxHosts) {
+      const [oldest, agent] = agents.entries().next().value as [string, http.Agent]
+      agents.delete(oldest)
+      agent.destroy()
+    }
+    return a
+  }
+
+  const request = (r: HttpRequest): Promise<HttpAnswer> =>
+    new Promise((resolve) => {
+      let u: URL
+      try {
+        u = new URL(r.url)
+      } catch {
+        resolve({ ok: false, error: 'invalid URL' })
+        return
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+        resolve({ ok: false, error: `${u.protocol} URLs are not requested` })
+        return
+      }
+      let settled = false
+      const done = (a: HttpAnswer) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resolve(a)
+      }
+      const headers: Record<string, string | number> = { ...r.headers }
+      if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body)
+      const req = (u.protocol === 'https:' ? https : http).request(u, { method: r.method, headers, agent: agentFor(u) }, (res) => {
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (c: Buffer) => {
+          size += c.length
+          if (size > maxBytes) {
+            done({ ok: false, error: `the answer is larger than ${maxBytes} bytes` })
+            req.destroy()
+            return
+          }
+          chunks.push(c)
+        })
+        res.on('end', () => done({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', (err) => done({ ok: false, error: err.message }))
+        res.on('aborted', () => done({ ok: false, error: 'the connection closed before the answer was complete' }))
+      })
+      const timer = setTimeout(() => {
+        done({ ok: false, error: `no answer within ${r.timeoutMs} ms` })
+        req.destroy()
+      }, r.timeoutMs)
+      req.on('error', (err) => done({ ok: false, error: (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : err.message }))
+      req.end(r.body)
+    })
+
+  return {
+    request,
+    close() {
+      for (const a of agents.values()) a.destroy()
+      agents.clear()
+    },
+  }
+}
+
+export interface RuntimeLookupServices extends LookupServices {
+  readonly http: NodeHttpClient
+  /** Closes every connection. */
+  close(): Promise<void>
+}
+
+export function lookupServices(o: HttpClientOptions = {}): RuntimeLookupServices {
+  const client = nodeHttpClient(o)
+  return {
+    http: client,
+    now: () => Date.now(),
+    async close() {
+      client.close()
+    },
+  }
+}
+
+let shared: RuntimeLookupServices | undefined
+
+/** The process's services: one set of connections for every build of the enrichments. */
+export function sharedLookupServices(): RuntimeLookupServices {
+  shared ??= lookupServices()
+  return shared
+}
