@@ -7,7 +7,8 @@
  */
 import http from 'node:http'
 import https from 'node:https'
-import type { HttpAnswer, HttpClient, HttpRequest, LookupServices } from '../core/enrich/enrichments/lookups'
+import type { HttpAnswer, HttpClient, HttpRequest, LookupServices, SqlDatabase, SqlDatabaseConfig } from '../core/enrich/enrichments/lookups'
+import { sqlDatabase, type SqlPools } from './sql-pools'
 
 export interface HttpClientOptions {
   /** Connections open at once per host (requests beyond wait for one). */
@@ -107,17 +108,23 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
 
 export interface RuntimeLookupServices extends LookupServices {
   readonly http: NodeHttpClient
-  /** Closes every connection. */
+  readonly sql: (db: SqlDatabaseConfig) => SqlDatabase
+  /** Closes every connection (HTTP and SQL). */
   close(): Promise<void>
 }
 
 export function lookupServices(o: HttpClientOptions = {}): RuntimeLookupServices {
   const client = nodeHttpClient(o)
+  const pools: SqlPools = new Map()
   return {
     http: client,
+    sql: (db) => sqlDatabase(pools, db),
     now: () => Date.now(),
     async close() {
       client.close()
+      const all = [...pools.values()]
+      pools.clear()
+      await Promise.all(all.map((p) => p.close().catch(() => {})))
     },
   }
 }

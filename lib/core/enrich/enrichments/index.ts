@@ -15,6 +15,7 @@ import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
+import { sqlQuery } from './sql-query'
 import { uaParser } from './ua-parser'
 import { yauaa } from './yauaa'
 
@@ -32,6 +33,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   ipLookups,
   piiPseudonymizer,
   refererParser,
+  sqlQuery,
   uaParser,
   yauaa,
 ]

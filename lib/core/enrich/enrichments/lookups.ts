@@ -40,7 +40,12 @@ export interface SqlDatabaseConfig {
   readonly database: string
 }
 
-/** A statement's answer: column names in order and the rows' values in the same order. */
+/**
+ * A statement's answer: column names in order and the rows' cells in the same
+ * order. A cell is null, a boolean, a number, a string, or `{text}` for types
+ * with no JSON counterpart (exact numbers, JSON documents, timestamps, …),
+ * written as JSON when the text reads as JSON, else as a string.
+ */
 export interface SqlRows {
   readonly columns: readonly string[]
   readonly rows: readonly (readonly unknown[])[]
