@@ -51,21 +51,13 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
     return a
   }
 
-  const request = (r: HttpRequest): Promise<HttpAnswer> =>
+  type Attempt = HttpAnswer | { readonly ok: false; readonly error: string; readonly stale: true }
+
+  /** One exchange until `deadline`; `stale` when a kept connection turned out closed before any answer. */
+  const attempt = (r: HttpRequest, u: URL, deadline: number): Promise<Attempt> =>
     new Promise((resolve) => {
-      let u: URL
-      try {
-        u = new URL(r.url)
-      } catch {
-        resolve({ ok: false, error: 'invalid URL' })
-        return
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-        resolve({ ok: false, error: `${u.protocol} URLs are not requested` })
-        return
-      }
       let settled = false
-      const done = (a: HttpAnswer) => {
+      const done = (a: Attempt) => {
         if (settled) return
         settled = true
         clearTimeout(timer)
@@ -73,7 +65,9 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
       }
       const headers: Record<string, string | number> = { ...r.headers }
       if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body)
+      let answered = false
       const req = (u.protocol === 'https:' ? https : http).request(u, { method: r.method, headers, agent: agentFor(u) }, (res) => {
+        answered = true
         const chunks: Buffer[] = []
         let size = 0
         res.on('data', (c: Buffer) => {
@@ -92,10 +86,31 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
       const timer = setTimeout(() => {
         done({ ok: false, error: `no answer within ${r.timeoutMs} ms` })
         req.destroy()
-      }, r.timeoutMs)
-      req.on('error', (err) => done({ ok: false, error: (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : err.message }))
+      }, Math.max(0, deadline - Date.now()))
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        const error = err.code ? `${err.code}: ${err.message}` : err.message
+        // a kept-alive connection the server closed meanwhile (after a pause, e.g. a frozen function)
+        const stale = req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE')
+        done(stale ? { ok: false, error, stale: true } : { ok: false, error })
+      })
       req.end(r.body)
     })
+
+  const request = async (r: HttpRequest): Promise<HttpAnswer> => {
+    let u: URL
+    try {
+      u = new URL(r.url)
+    } catch {
+      return { ok: false, error: 'invalid URL' }
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, error: `${u.protocol} URLs are not requested` }
+    const deadline = Date.now() + r.timeoutMs
+    // once again on a new connection when a kept one was found closed
+    for (let i = 0; ; i++) {
+      const a = await attempt(r, u, deadline)
+      if (!('stale' in a) || i > 0) return 'stale' in a ? { ok: false, error: a.error } : a
+    }
+  }
 
   return {
     request,

@@ -303,6 +303,30 @@ describe('nodeHttpClient', () => {
     expect(most).toBeLessThanOrEqual(4)
     expect(sockets.size - before).toBeLessThanOrEqual(4)
   })
+  it('asks again on a new connection when a kept one turns out closed, once', async () => {
+    // a server that drops every connection on its second request, without answering
+    const served = new WeakMap<object, number>()
+    let dropped = 0
+    const flaky = createServer((req, res) => {
+      const n = (served.get(req.socket) ?? 0) + 1
+      served.set(req.socket, n)
+      if (n > 1) {
+        dropped++
+        req.socket.destroy()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{"n":1}')
+    })
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`
+    const c = nodeHttpClient({ maxSocketsPerHost: 1 })
+    for (let i = 0; i < 3; i++) expect(await c.request({ method: 'GET', url, headers: {}, timeoutMs: 5000 })).toEqual({ ok: true, status: 200, body: '{"n":1}' })
+    expect(dropped).toBe(2)
+    c.close()
+    flaky.closeAllConnections()
+    await new Promise((r) => flaky.close(r))
+  })
   it('refuses an answer larger than maxAnswerBytes', async () => {
     const small = nodeHttpClient({ maxAnswerBytes: 1000 })
     handler = json(200, 'x'.repeat(5000))
