@@ -16,7 +16,7 @@ import { JSONPath } from 'jsonpath-plus'
 import { toIgluUri } from '../../iglu/keys'
 import type { EnrichedEvent, Entity } from '../event'
 import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { checkJsonPath, inputSource, jsonText, LookupCache, pojoText, pull, type HttpClient, type InputSource } from './lookups'
+import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, pojoText, pull, type HttpClient, type InputSource } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 const KEY_RE = /^[A-Za-z0-9_-]+$/
@@ -209,7 +209,7 @@ export class ApiRequest {
       }
       contexts.push({ schema: o.schema, data: JSON.stringify(found.length === 1 ? found[0] : found) })
     }
-    return errors.length > 0 ? failed(errors) : { value: { contexts }, ttlMs: ttl }
+    return errors.length > 0 ? failed(errors) : { value: { contexts }, ttlMs: keepFor(contexts, ttl) }
   }
 }
 

@@ -154,6 +154,16 @@ export function jsonText(v: unknown): string {
 
 // ------------------------------------------------------------------- cache
 
+/** Answers larger than this (characters of context data) are used but not kept. */
+export const MAX_KEPT_CHARS = 64 * 1024
+
+/** How long to keep contexts: `ttlMs`, or not at all when they are larger than `MAX_KEPT_CHARS`. */
+export function keepFor(contexts: readonly Entity[], ttlMs: number): number {
+  let n = 0
+  for (const c of contexts) n += c.data.length
+  return n > MAX_KEPT_CHARS ? 0 : ttlMs
+}
+
 type Slot<V> = { value: V; expires: number }
 
 /**

@@ -19,7 +19,7 @@ import type { EnrichedEvent, Entity } from '../event'
 import { F, FIELD_KINDS } from '../fields'
 import { quote } from '../json'
 import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { inputSource, LookupCache, pull, type InputSource, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
+import { inputSource, keepFor, LookupCache, pull, type InputSource, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 export type ExpectedRows = 'EXACTLY_ONE' | 'AT_MOST_ONE' | 'AT_LEAST_ONE' | 'AT_LEAST_ZERO'
@@ -332,7 +332,7 @@ export class SqlQuery {
     }
     if (rows.rows.length > MAX_ROWS) return { value: { error: `SQL query on ${where}: more than ${MAX_ROWS} rows` }, ttlMs: ttl / 10 }
     const e = envelope(rowObjects(rows, s.propertyNames), s)
-    return 'error' in e ? { value: { error: `SQL query on ${where}: ${e.error}` }, ttlMs: ttl / 10 } : { value: e, ttlMs: ttl }
+    return 'error' in e ? { value: { error: `SQL query on ${where}: ${e.error}` }, ttlMs: ttl / 10 } : { value: e, ttlMs: keepFor(e.contexts, ttl) }
   }
 }
 

@@ -144,6 +144,18 @@ describe('api_request_enrichment_config', () => {
     expect(seen.map((s) => s.url.split('/')[3])).toEqual(['a?format=json', 'a?format=json', 'b?format=json', 'c?format=json', 'a?format=json'])
   })
 
+  it('uses but does not keep answers giving more than 64 KB of contexts', async () => {
+    handler = json(200, { record: { ...RECORD, note: 'x'.repeat(70 * 1024) } })
+    const b = await build(config({ outputs: [{ schema: 'iglu:com.acme/big/jsonschema/1-0-0', json: { jsonPath: '$.record' } }] }))
+    if (!b.ok) throw new Error(b.errors.join())
+    const { EnrichedEvent } = await import('../../../../lib/core/enrich/event')
+    const ev = new EnrichedEvent()
+    ev.set('user_id', 'big')
+    ev.set('app_id', 'a')
+    for (let i = 0; i < 2; i++) expect((await b.enrichments[0]!.run(ev, { raw: null as never, pageQuery: null })).contexts).toHaveLength(1)
+    expect(seen).toHaveLength(2)
+  })
+
   it('sends one request for concurrent events with the same inputs', async () => {
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
