@@ -253,6 +253,18 @@ describe('sql_query_enrichment_config on PostgreSQL (PGlite over the wire)', () 
     expect(badRows(await e.enrichRecord(tp2('e=pv&p=web&tv=js-3&uid=u9'), batch()))).toEqual([])
   })
 
+  it('postgresql: reports a database it cannot reach, naming it but not the password', async () => {
+    const { createServer } = await import('node:net')
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    const port = (probe.address() as { port: number }).port
+    await new Promise((r) => probe.close(r))
+    const s = await step(config({ ...srv, port, password: 'secret-pw' }, 'SELECT 1 AS one WHERE ? IS NOT NULL', [{ placeholder: 1, pojo: { field: 'app_id' } }], {}), real)
+    const [error] = errorOf(await runStep(s, ev({ app_id: 'shop' })))
+    expect(error).toMatch(new RegExp(`^SQL query on postgresql 127.0.0.1:${port}/postgres failed: .*ECONNREFUSED`))
+    expect(error).not.toContain('secret-pw')
+  })
+
   it('refuses configurations it cannot use, naming the parameter', async () => {
     const errs = async (doc: object) => {
       const r = await loadEnrichmentConfigs([{ source: 'sql.json', text: JSON.stringify(doc) }], resolver)
