@@ -5,10 +5,11 @@
  * are bound by the drivers (PostgreSQL's `$n`, MySQL's prepared statements).
  * Cells come back as the enrichment writes them into JSON: numbers, booleans
  * and strings for the types that have one, `{text}` for the others (exact
- * numbers, JSON documents, timestamps, …; see `SqlCell`).
+ * numbers, JSON documents, timestamps, …; see `SqlRows`). A driver is loaded
+ * when its first pool opens, so that deployments without SQL lookups never load it.
  */
-import mysql from 'mysql2/promise'
-import pg from 'pg'
+import type mysql from 'mysql2/promise'
+import type pg from 'pg'
 import type { SqlDatabase, SqlDatabaseConfig, SqlRows, SqlValue } from '../core/enrich/enrichments/lookups'
 
 export const SQL_POOL_SIZE = 8
@@ -26,10 +27,21 @@ export function sqlDatabase(pools: SqlPools, db: SqlDatabaseConfig): ClosablePoo
   const key = JSON.stringify([db.engine, db.host, db.port, db.sslMode, db.username, db.password, db.database])
   let p = pools.get(key)
   if (!p) {
-    p = db.engine === 'postgresql' ? postgresPool(db) : mysqlPool(db)
+    p = lazy(() => (db.engine === 'postgresql' ? postgresPool(db) : mysqlPool(db)))
     pools.set(key, p)
   }
   return p
+}
+
+/** A pool opened at its first query. */
+function lazy(open: () => Promise<ClosablePool>): ClosablePool {
+  let opened: Promise<ClosablePool> | undefined
+  return {
+    query: async (sql, params, timeoutMs) => (await (opened ??= open())).query(sql, params, timeoutMs),
+    close: async () => {
+      if (opened) await (await opened).close()
+    },
+  }
 }
 
 const raw = (v: string) => v
@@ -65,8 +77,9 @@ function pgCell(v: string | null, oid: number): unknown {
   }
 }
 
-function postgresPool(db: SqlDatabaseConfig): ClosablePool {
-  const pool = new pg.Pool({
+async function postgresPool(db: SqlDatabaseConfig): Promise<ClosablePool> {
+  const { default: driver } = await import('pg')
+  const pool = new driver.Pool({
     host: db.host,
     port: db.port,
     user: db.username,
@@ -124,8 +137,9 @@ function mysqlCell(v: unknown, f: mysql.FieldPacket): unknown {
   }
 }
 
-function mysqlPool(db: SqlDatabaseConfig): ClosablePool {
-  const pool = mysql.createPool({
+async function mysqlPool(db: SqlDatabaseConfig): Promise<ClosablePool> {
+  const { default: driver } = await import('mysql2/promise')
+  const pool = driver.createPool({
     host: db.host,
     port: db.port,
     user: db.username,
