@@ -16,7 +16,7 @@ import { JSONPath } from 'jsonpath-plus'
 import { toIgluUri } from '../../iglu/keys'
 import type { EnrichedEvent, Entity } from '../event'
 import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, pojoText, pull, type HttpClient, type InputSource } from './lookups'
+import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, outcomeChars, pojoText, pull, type HttpClient, type InputSource } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 const KEY_RE = /^[A-Za-z0-9_-]+$/
@@ -143,7 +143,7 @@ export class ApiRequest {
     now: () => number,
     schemaKey: string,
   ) {
-    this.cache = new LookupCache(settings.cacheSize, now)
+    this.cache = new LookupCache<Outcome>(settings.cacheSize, now, outcomeChars)
     this.info = { schemaKey, identifier: 'api-request' }
   }
 

@@ -157,6 +157,15 @@ export function jsonText(v: unknown): string {
 /** Answers larger than this (characters of context data) are used but not kept. */
 export const MAX_KEPT_CHARS = 64 * 1024
 
+/** The characters of an answer: its contexts' data, or its error messages. */
+export function outcomeChars(o: { readonly contexts: readonly Entity[] } | { readonly error: string } | { readonly errors: readonly string[] }): number {
+  let n = 0
+  if ('contexts' in o) for (const c of o.contexts) n += c.schema.length + c.data.length
+  else if ('error' in o) n = o.error.length
+  else for (const e of o.errors) n += e.length
+  return n
+}
+
 /** How long to keep contexts: `ttlMs`, or not at all when they are larger than `MAX_KEPT_CHARS`. */
 export function keepFor(contexts: readonly Entity[], ttlMs: number): number {
   let n = 0
@@ -164,19 +173,26 @@ export function keepFor(contexts: readonly Entity[], ttlMs: number): number {
   return n > MAX_KEPT_CHARS ? 0 : ttlMs
 }
 
-type Slot<V> = { value: V; expires: number }
+type Slot<V> = { value: V; expires: number; chars: number }
+
+/** Characters of kept answers per cache, at most (least recently used out first beyond). */
+export const MAX_CACHE_CHARS = 32 * 1024 * 1024
 
 /**
  * At most `size` answers by key, least recently used out first, each kept for
- * its time to live; answers still being computed are shared by the callers
+ * its time to live, and at most `maxChars` characters of them in all (as
+ * `charsOf` counts); answers still being computed are shared by the callers
  * that ask meanwhile. A size or time to live of 0 keeps nothing.
  */
 export class LookupCache<V> {
   private readonly slots = new Map<string, Slot<V>>()
   private readonly pending = new Map<string, Promise<V>>()
+  private chars = 0
   constructor(
     private readonly size: number,
     private readonly now: () => number,
+    private readonly charsOf: (v: V) => number = () => 0,
+    private readonly maxChars: number = MAX_CACHE_CHARS,
   ) {}
 
   /** The kept answer, when fresh. */
@@ -184,7 +200,7 @@ export class LookupCache<V> {
     const s = this.slots.get(key)
     if (s === undefined) return undefined
     if (s.expires <= this.now()) {
-      this.slots.delete(key)
+      this.drop(key, s)
       return undefined
     }
     // most recently used last
@@ -211,11 +227,23 @@ export class LookupCache<V> {
     }
   }
 
+  private drop(key: string, s: Slot<V>): void {
+    this.slots.delete(key)
+    this.chars -= s.chars
+  }
+
   private put(key: string, value: V, ttlMs: number): void {
     if (this.size <= 0 || ttlMs <= 0) return
-    this.slots.delete(key)
-    this.slots.set(key, { value, expires: this.now() + ttlMs })
-    while (this.slots.size > this.size) this.slots.delete(this.slots.keys().next().value as string)
+    const chars = key.length + this.charsOf(value)
+    if (chars > this.maxChars) return
+    const before = this.slots.get(key)
+    if (before) this.drop(key, before)
+    this.slots.set(key, { value, expires: this.now() + ttlMs, chars })
+    this.chars += chars
+    while (this.slots.size > this.size || this.chars > this.maxChars) {
+      const [oldest, s] = this.slots.entries().next().value as [string, Slot<V>]
+      this.drop(oldest, s)
+    }
   }
 
   get length(): number {

@@ -19,7 +19,7 @@ import type { EnrichedEvent, Entity } from '../event'
 import { F, FIELD_KINDS } from '../fields'
 import { quote } from '../json'
 import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { inputSource, keepFor, LookupCache, pull, type InputSource, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
+import { inputSource, keepFor, LookupCache, outcomeChars, pull, type InputSource, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 export type ExpectedRows = 'EXACTLY_ONE' | 'AT_MOST_ONE' | 'AT_LEAST_ONE' | 'AT_LEAST_ZERO'
@@ -282,7 +282,7 @@ export class SqlQuery {
     now: () => number,
     schemaKey: string,
   ) {
-    this.cache = new LookupCache(settings.cacheSize, now)
+    this.cache = new LookupCache<Outcome>(settings.cacheSize, now, outcomeChars)
     this.info = { schemaKey, identifier: 'sql-query' }
   }
 

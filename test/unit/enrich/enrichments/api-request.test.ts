@@ -295,6 +295,20 @@ describe('LookupCache', () => {
   })
 })
 
+describe('LookupCache budget', () => {
+  it('keeps at most maxChars characters of answers, least recently used out first', async () => {
+    const c = new LookupCache<string>(100, () => 0, (v) => v.length, 30)
+    for (const k of ['a', 'b', 'c']) await c.through(k, async () => ({ value: 'x'.repeat(9), ttlMs: 1000 }))
+    expect(c.length).toBe(3) // 3 × (1 + 9) = 30
+    c.get('a')
+    await c.through('d', async () => ({ value: 'y'.repeat(9), ttlMs: 1000 }))
+    expect([c.get('a'), c.get('b'), c.get('c'), c.get('d')]).toEqual(['x'.repeat(9), undefined, 'x'.repeat(9), 'y'.repeat(9)])
+    await c.through('e', async () => ({ value: 'z'.repeat(40), ttlMs: 1000 }))
+    expect(c.get('e')).toBeUndefined()
+    expect(c.length).toBe(3)
+  })
+})
+
 describe('nodeHttpClient', () => {
   it('keeps at most maxSocketsPerHost connections open to a host, reusing them', async () => {
     let open = 0
