@@ -16,7 +16,7 @@ import { JSONPath } from 'jsonpath-plus'
 import { toIgluUri } from '../../iglu/keys'
 import type { EnrichedEvent, Entity } from '../event'
 import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, outcomeChars, pojoText, pull, type HttpClient, type InputSource } from './lookups'
+import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, outcomeChars, pojoText, pull, type HttpAnswer, type HttpClient, type InputSource } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 const KEY_RE = /^[A-Za-z0-9_-]+$/
@@ -184,7 +184,12 @@ export class ApiRequest {
     if (s.authorization) headers.authorization = s.authorization
     if (body !== undefined) headers['content-type'] = 'application/json'
     const where = `${s.method} ${shown(url)}`
-    const answer = await this.http.request({ method: s.method, url, headers, body, timeoutMs: s.timeoutMs })
+    let answer: HttpAnswer
+    try {
+      answer = await this.http.request({ method: s.method, url, headers, body, timeoutMs: s.timeoutMs })
+    } catch (err) {
+      answer = { ok: false, error: (err as Error).message }
+    }
     if (!answer.ok) return failed([`API request ${where} failed: ${answer.error}`])
     if (answer.status < 200 || answer.status > 299) return failed([`API request ${where} answered HTTP ${answer.status}: ${answer.body.slice(0, SNIPPET)}`])
     let doc: unknown
