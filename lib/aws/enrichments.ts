@@ -17,6 +17,8 @@ import type { Resolver } from '../core/iglu/resolver'
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
 import type { WebServices } from '../core/enrich/enrichments/http-get'
+import type { LookupServices } from '../core/enrich/enrichments/lookups'
+import { sharedLookupServices } from '../runtime/lookup-services'
 import type { Enrichment } from '../core/enrich/steps'
 import { enrichmentFiles } from '../infra/enrichments'
 import { sharedHttpGet } from './http-get'
@@ -162,6 +164,8 @@ export interface SetupOptions {
   readonly log?: (line: string) => void
   /** The network for enrichments that read a web service (default: Node's HTTP client, pools shared by the process). */
   readonly web?: WebServices
+  /** HTTP and SQL for the API request and SQL query enrichments; default: the process's shared connections. */
+  readonly services?: LookupServices
 }
 
 /**
@@ -184,7 +188,7 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
     }
   }))
   const web = o.web ?? { http: sharedHttpGet() }
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, web })
+  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, web, services: o.services ?? sharedLookupServices() })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { clients } from '../aws/clients'
 import { AssetCache, configsFromDir, EnrichmentSetupError, setupEnrichments } from '../aws/enrichments'
+import { lookupServices } from '../runtime/lookup-services'
 import type { FileOutput } from '../core/enrich/config'
 import { loadConfig } from '../core/enrich/config-file'
 import { Enricher } from '../core/enrich/enrich'
@@ -111,12 +112,16 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     throw new UsageError(`cannot read input.dir ${config.input.dir}: ${err.message}`)
   })
   const resolver = fileResolver(env, opts.registry, opts.apikey)
+  // the connections of the API request and SQL query enrichments, closed when the run ends
+  const services = lookupServices()
   const enrichments = opts.enrichments === undefined ? undefined : await setupEnrichments(await configsFromDir(opts.enrichments), {
     resolver,
+    services,
     cache: new AssetCache({ dir: join(tmpdir(), 'floe-assets'), s3: clients().s3 }),
     legacyOrder: config.featureFlags.legacyEnrichmentOrder,
     log: run.out,
-  }).catch((err: Error) => {
+  }).catch(async (err: Error) => {
+    await services.close()
     throw err instanceof EnrichmentSetupError ? new UsageError(err.message) : err
   })
   const enricher = new Enricher({
@@ -158,6 +163,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
   } finally {
     for (const s of Object.values(sinks)) s?.close()
     await reporter.stop()
+    await services.close()
   }
   const t = totals.peek().counters
   const secs = (Date.now() - started) / 1000

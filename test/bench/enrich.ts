@@ -11,6 +11,10 @@
  * of enrichments (campaign attribution, referer parser, ua-parser, YAUAA, IP
  * lookups on MaxMind's City test database, event fingerprint, anonymised IP,
  * cookie extractor), with the CPU time each enrichment takes per event.
+ * Then the API request enrichment against an API in a child process: with a
+ * warm cache (CPU time, ratio to the run without it) and with no cache
+ * (events per second with 256 events in flight, and the 99th percentile of
+ * the time the step adds to an event).
  * `npm run bench -- enrich`; profile with `node --cpu-prof --import tsx test/bench/enrich.ts`.
  */
 import { setFlagsFromString } from 'node:v8'
@@ -25,6 +29,7 @@ import { defaultResolver } from '../../lib/core/iglu/resolver-config'
 import { decodeCollectorPayload, encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../lib/core/thrift/types'
 import { productionEnrichments } from '../support/enrichments'
+import { apiRequestStep, lookupServices, p99, startBenchApi, timedStep, wallRate } from '../support/api-request-bench'
 
 const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
 const enricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
@@ -237,3 +242,30 @@ const steps = [...stepMicros].sort((a, b) => b[1] - a[1])
 console.log(`CPU per event by enrichment (one pass):    ${steps.map(([id, us]) => `${id} ${(us / N).toFixed(2)} µs`).join('; ')}`)
 console.log(`targets with the set: ≥ 10,000 events/s/core ${withSet.cpu >= 10_000 ? 'met' : 'NOT met'}; ≥ 0.5 of the run without ${setRatio >= 0.5 ? 'met' : 'NOT met'}`)
 if (sink < 0 || kept.length < 0) console.log(sink)
+
+// The API request enrichment: warm cache (one answer per visitor address, all kept) and no cache.
+const api = await startBenchApi()
+const services = lookupServices()
+const uri = `${api.url}/geo/{{k}}?app={{app}}`
+const warmEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: [await apiRequestStep(resolver, uri, 'user_ipaddress', { size: 5000, ttl: 3600 }, services)] })
+const warmRun = runWith(warmEnricher)
+for (let i = 0; i < 2; i++) await warmRun()
+const plains: { wall: number; cpu: number }[] = []
+const warms: { wall: number; cpu: number }[] = []
+for (let i = 0; i < 5; i++) {
+  plains.push(await timeIt(enrichRun))
+  warms.push(await timeIt(warmRun))
+}
+const warmRatio = best(warms).cpu / best(plains).cpu
+const latencies: number[] = []
+const coldEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: [timedStep(await apiRequestStep(resolver, uri, 'event_id', { size: 0, ttl: 0 }, services), latencies)] })
+const coldRecords = records.slice(0, 5000)
+await wallRate(coldEnricher, coldRecords.slice(0, 1000), 256)
+latencies.length = 0
+const coldRate = await wallRate(coldEnricher, coldRecords, 256)
+const plainRate = await wallRate(enricher, coldRecords, 256)
+console.log(`\nwith the API request enrichment (one context from a local API in another process):`)
+console.log(`warm cache (2,000 addresses, all kept):    ${f(best(warms).cpu)} events/CPU-s best of 5; ratio with / without ${warmRatio.toFixed(3)} (medians: ${(median(warms) / median(plains)).toFixed(3)}); target ≥ 0.5 ${warmRatio >= 0.5 ? 'met' : 'NOT met'}`)
+console.log(`no cache (one request per event, 256 in flight): ${f(coldRate)} events/s wall clock (without the enrichment: ${f(plainRate)}); added latency per event p99 ${p99(latencies).toFixed(1)} ms, median ${[...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)]!.toFixed(1)} ms (${latencies.length} events)`)
+api.stop()
+await services.close()

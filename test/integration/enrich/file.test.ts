@@ -70,4 +70,57 @@ describe('floe enrich --enrichments (file-based variant)', () => {
     expect(c[F.event_fingerprint]).toMatch(/^[0-9a-f]{32}$/)
     expect(c[F.derived_contexts]).toContain('iglu:nl.basjes/yauaa_context/jsonschema/1-0-5')
   })
+
+  it('runs the API request and SQL query enrichments against their servers, and ends when the run is done', async () => {
+    const { createServer } = await import('node:http')
+    const { PGlite } = await import('@electric-sql/pglite')
+    const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+    const { F } = await import('../../../lib/core/enrich/fields')
+    const seen: string[] = []
+    const api = createServer((req, res) => {
+      seen.push(req.url!)
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ record: { latitude: 10.5, longitude: 20.25 } }))
+    })
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r))
+    const db = await PGlite.create()
+    await db.exec("CREATE TABLE places (app_id TEXT, lat DOUBLE PRECISION, lon DOUBLE PRECISION); INSERT INTO places VALUES ('shop', 51.5, -0.12)")
+    const pgServer = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 8 })
+    await pgServer.start()
+    try {
+      const GEO = 'iglu:com.snowplowanalytics.snowplow/geolocation_context/jsonschema/1-1-0'
+      const ENR = 'com.snowplowanalytics.snowplow.enrichments'
+      const doc = (name: string, version: string, parameters: object) => JSON.stringify({ schema: `iglu:${ENR}/${name}/jsonschema/${version}`, data: { vendor: ENR, name, enabled: true, parameters } })
+      const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-lookups-'))
+      mkdirSync(join(dir, 'in'))
+      mkdirSync(join(dir, 'enrichments'))
+      writeFileSync(join(dir, 'enrichments', 'api.json'), doc('api_request_enrichment_config', '1-0-2', {
+        inputs: [{ key: 'app', pojo: { field: 'app_id' } }],
+        api: { http: { method: 'GET', uri: `http://127.0.0.1:${(api.address() as { port: number }).port}/geo/{{app}}`, timeout: 5000, authentication: {} } },
+        outputs: [{ schema: GEO, json: { jsonPath: '$.record' } }],
+        cache: { size: 10, ttl: 60 },
+      }))
+      writeFileSync(join(dir, 'enrichments', 'sql.json'), doc('sql_query_enrichment_config', '1-0-1', {
+        inputs: [{ placeholder: 1, pojo: { field: 'app_id' } }],
+        database: { postgresql: { host: '127.0.0.1', port: Number(pgServer.getServerConn().split(':').pop()), sslMode: false, username: 'postgres', password: 'postgres', database: 'postgres' } },
+        query: { sql: 'SELECT lat AS latitude, lon AS longitude FROM places WHERE app_id = ?' },
+        output: { expectedRows: 'EXACTLY_ONE', json: { schema: GEO, describes: 'ALL_ROWS', propertyNames: 'AS_IS' } },
+        cache: { size: 10, ttl: 60 },
+      }))
+      writeFileSync(join(dir, 'in', 'p1'), encodeCollectorPayload({ schema: COLLECTOR_PAYLOAD_SCHEMA, ipAddress: '10.0.0.1', timestamp: 1714470000000, encoding: 'UTF-8', collector: 'c', path: '/i', querystring: 'e=pv&p=web&tv=js-3&aid=shop' }))
+      const { writeFileEnrichConfig } = await import('../../support/enrichments')
+      const config = writeFileEnrichConfig(join(dir, 'enrich.hocon'), join(dir, 'in'), dir)
+      const p = floe(['enrich', '--config', config, '--enrichments', join(dir, 'enrichments')], { FLOE_IGLU_CENTRAL_URL: '' })
+      expect(await p.exited).toBe(0)
+      const c = readFileSync(join(dir, 'good'), 'utf8').trim().split('\t')
+      // the SQL query runs before the API request; each step's contexts go first
+      expect(JSON.parse(c[F.derived_contexts]!).data).toEqual([{ schema: GEO, data: { latitude: 10.5, longitude: 20.25 } }, { schema: GEO, data: { latitude: 51.5, longitude: -0.12 } }])
+      expect(seen).toEqual(['/geo/shop'])
+    } finally {
+      api.closeAllConnections()
+      await new Promise((r) => api.close(r))
+      await pgServer.stop()
+      await db.close()
+    }
+  })
 })

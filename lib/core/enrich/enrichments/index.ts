@@ -3,6 +3,7 @@
  * this directory; see `module.ts` for what a module provides.
  */
 import { anonIp } from './anon-ip'
+import { apiRequest } from './api-request'
 import { asnLookups } from './asn-lookups'
 import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
@@ -15,12 +16,14 @@ import { ipLookups } from './ip-lookups'
 import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
+import { sqlQuery } from './sql-query'
 import { uaParser } from './ua-parser'
 import { weather } from './weather'
 import { yauaa } from './yauaa'
 
 export const MODULES: readonly EnrichmentModule[] = [
   anonIp,
+  apiRequest,
   asnLookups,
   botDetection,
   campaignAttribution,
@@ -33,6 +36,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   ipLookups,
   piiPseudonymizer,
   refererParser,
+  sqlQuery,
   uaParser,
   weather,
   yauaa,

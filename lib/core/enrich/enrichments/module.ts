@@ -9,6 +9,7 @@ import type { SchemaKey } from '../../iglu/keys'
 import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
 import type { WebServices } from './http-get'
+import type { LookupServices } from './lookups'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {
@@ -40,6 +41,8 @@ export interface BuildContext {
   readonly legacyOrder: boolean
   /** The network, for enrichments that read a web service (absent: they cannot be built). */
   readonly web?: WebServices
+  /** HTTP, SQL databases and the clock, for the enrichments that look data up elsewhere (given by the shell). */
+  readonly services?: LookupServices
 }
 
 /** A problem with a configuration, reported with its file and stopping enrich. */
