@@ -139,7 +139,7 @@ export const functions = {
     tables: { schemas: 'read' },
     buckets: { assets: 'read' },
     resolvesSchemas: true,
-    packageFiles: ['uap-core/regexes.yaml'],
+    packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     services: ['enrich', 'registry'],
     get environment(): Readonly<Record<string, string>> {
       return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }

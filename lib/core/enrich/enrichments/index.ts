@@ -11,6 +11,7 @@ import { eventFingerprint } from './event-fingerprint'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
 import { ipLookups } from './ip-lookups'
+import { javascriptScript } from './javascript'
 import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
@@ -28,6 +29,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   httpHeaderExtractor,
   iabSpidersAndRobots,
   ipLookups,
+  javascriptScript,
   piiPseudonymizer,
   refererParser,
   uaParser,
