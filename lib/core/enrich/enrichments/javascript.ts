@@ -26,7 +26,7 @@ import { decodeSelfDescribingData, isObject } from '../../iglu/selfdesc'
 import { base64Text, toDecimal, tsv } from '../convert'
 import { contextsText, unstructText, type EnrichedEvent, type Entity } from '../event'
 import { F, FIELDS, FIELD_KINDS } from '../fields'
-import { parseJson } from '../json'
+import { parseJson, quote } from '../json'
 import type { Enrichment, EnrichmentFailure, StepInput, StepResult } from '../steps'
 import { ConfigError, orderOf, type EnrichmentConfig, type EnrichmentModule } from './module'
 
@@ -82,16 +82,20 @@ const beanName = (field: string) => field[0]!.toUpperCase() + field.slice(1)
  * object (only the event API reaches them) and returns `start(params)`, which
  * finds the script's `process` and returns the per-event runner.
  */
-const PRELUDE = `(function (host, fields) {
+const PRELUDE = `(function (host, fields, prefetched) {
   'use strict';
   var get = host.get, set = host.set, drop = host.drop, erase = host.erase, headers = host.headers;
   var stringify = JSON.stringify, parse = JSON.parse, freeze = Object.freeze, keys = Object.keys;
+  // the values of the columns the script's source names, sent with each event; STALE once set
+  var STALE = {}, values = [], slot = [];
+  fields.forEach(function (_, i) { slot.push(-1); });
+  prefetched.forEach(function (col, k) { slot[col] = k; });
   function Event() {}
   var proto = Event.prototype;
   fields.forEach(function (name, i) {
-    var bean = name[0].toUpperCase() + name.slice(1);
-    proto['get' + bean] = function () { return get(i); };
-    proto['set' + bean] = name === 'derived_contexts' ? function () {} : function (v) { set(i, v); };
+    var bean = name[0].toUpperCase() + name.slice(1), k = slot[i];
+    proto['get' + bean] = k < 0 ? function () { return get(i); } : function () { var v = values[k]; return v === STALE ? get(i) : v; };
+    proto['set' + bean] = name === 'derived_contexts' ? function () {} : k < 0 ? function (v) { set(i, v); } : function (v) { values[k] = STALE; set(i, v); };
   });
   proto.drop = function () { drop(); throw new Error('event dropped'); };
   proto.eraseDerived_contexts = function () { erase(); };
@@ -106,7 +110,8 @@ const PRELUDE = `(function (host, fields) {
     if (typeof proc !== 'function') return 'the script does not define a function process(event, params)';
     var params = deepFreeze(parse(paramsJson));
     var wantsHeaders = proc.length >= 3;
-    return function run() {
+    return function run(pre) {
+      values = pre === undefined ? [] : parse(pre);
       var r = proc(new Event(), params, wantsHeaders ? parse(headers()) : undefined);
       if (r === null || r === undefined) return null;
       var s = stringify(r);
@@ -128,12 +133,18 @@ class Sandbox {
   private interrupted = false
   private runFn!: QuickJSHandle
 
+  /** The columns whose getters the script's source names: their values go with each event (one host call each otherwise). */
+  private readonly prefetch: number[]
+
   private constructor(
     private readonly vm: QuickJSContext,
     private readonly rt: QuickJSRuntime,
     private readonly source: string,
     private readonly limits: ScriptLimits,
-  ) {}
+    script: string,
+  ) {
+    this.prefetch = namedColumns(script)
+  }
 
   /** A started script, or the reason it cannot start (a compile error, no `process`, a limit hit at top level). */
   static async start(source: string, script: string, paramsJson: string, limits: ScriptLimits): Promise<Sandbox | string> {
@@ -142,7 +153,7 @@ class Sandbox {
     rt.setMemoryLimit(limits.memoryBytes)
     rt.setMaxStackSize(limits.stackBytes)
     const vm = rt.newContext()
-    const s = new Sandbox(vm, rt, source, limits)
+    const s = new Sandbox(vm, rt, source, limits, script)
     rt.setInterruptHandler(() => {
       if (performance.now() <= s.deadline) return false
       s.interrupted = true
@@ -172,10 +183,12 @@ class Sandbox {
     const prelude = this.eval(PRELUDE, 'prelude.js')
     if (prelude.kind === 'error') return prelude.message
     const fieldsHandle = vm.unwrapResult(vm.evalCode(`JSON.parse(${JSON.stringify(JSON.stringify(FIELDS))})`))
-    const setup = vm.callFunction(prelude.handle, vm.undefined, host, fieldsHandle)
+    const prefetchHandle = vm.unwrapResult(vm.evalCode(`JSON.parse(${JSON.stringify(JSON.stringify(this.prefetch))})`))
+    const setup = vm.callFunction(prelude.handle, vm.undefined, host, fieldsHandle, prefetchHandle)
     prelude.handle.dispose()
     host.dispose()
     fieldsHandle.dispose()
+    prefetchHandle.dispose()
     const start = vm.unwrapResult(setup)
     // the script, as a global script named by its file
     this.deadline = performance.now() + this.limits.timeMs
@@ -225,7 +238,14 @@ class Sandbox {
     this.interrupted = false
     this.deadline = performance.now() + this.limits.timeMs
     try {
-      const r = this.vm.callFunction(this.runFn, this.vm.undefined)
+      let r
+      if (this.prefetch.length > 0) {
+        let pre = '['
+        for (let k = 0; k < this.prefetch.length; k++) pre += (k ? ',' : '') + valueJson(ev, this.prefetch[k]!)
+        const arg = this.vm.newString(pre + ']')
+        r = this.vm.callFunction(this.runFn, this.vm.undefined, arg)
+        arg.dispose()
+      } else r = this.vm.callFunction(this.runFn, this.vm.undefined)
       if (r.error) {
         const message = this.describe(r.error)
         r.error.dispose()
@@ -266,15 +286,8 @@ class Sandbox {
     const vm = this.vm
     const ev = this.event
     if (ev === null || !Number.isInteger(i) || i < 0 || i >= FIELDS.length) return vm.null
-    if (JSON_FIELDS.has(i)) {
-      const t = i === F.contexts ? contextsText(ev.contexts) : i === F.unstruct_event ? unstructText(ev.unstruct) : contextsText(ev.derived)
-      return t === null ? vm.null : vm.newString(t)
-    }
-    const v = ev.f[i]
-    if (v === null || v === undefined) return vm.null
-    if (typeof v === 'number') return vm.newNumber(v)
-    if (FIELD_KINDS[i] === 'dec') return vm.newNumber(Number(v))
-    return vm.newString(v)
+    const v = fieldValue(ev, i)
+    return v === null ? vm.null : typeof v === 'number' ? vm.newNumber(v) : vm.newString(v)
   }
 
   /** The event API's setter of column `i` (throws into the script with the field's name when the value does not fit). */
@@ -286,6 +299,32 @@ class Sandbox {
     const v: unknown = t === 'string' ? vm.getString(h) : t === 'number' ? vm.getNumber(h) : t === 'boolean' ? vm.dump(h) : t === 'undefined' ? null : vm.dump(h)
     setField(ev, i, v)
   }
+}
+
+/** What a getter gives for column `i`: numbers for numeric columns, text (JSON text for the JSON columns) or null. */
+function fieldValue(ev: EnrichedEvent, i: number): string | number | null {
+  if (JSON_FIELDS.has(i)) return i === F.contexts ? contextsText(ev.contexts) : i === F.unstruct_event ? unstructText(ev.unstruct) : contextsText(ev.derived)
+  const v = ev.f[i]
+  if (v === null || v === undefined) return null
+  if (typeof v === 'number') return v
+  return FIELD_KINDS[i] === 'dec' ? Number(v) : v
+}
+
+/** `fieldValue` as JSON. */
+function valueJson(ev: EnrichedEvent, i: number): string {
+  const v = fieldValue(ev, i)
+  return v === null ? 'null' : typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'null') : quote(v)
+}
+
+/** The columns whose getter a script's source names (`getApp_id`, …). */
+export function namedColumns(script: string): number[] {
+  const byBean = new Map(FIELDS.map((f, i) => [beanName(f), i]))
+  const cols = new Set<number>()
+  for (const m of script.matchAll(/\bget([A-Z][A-Za-z_]*)/g)) {
+    const i = byBean.get(m[1]!)
+    if (i !== undefined) cols.add(i)
+  }
+  return [...cols].sort((a, b) => a - b)
 }
 
 function safeJson(v: unknown): string {

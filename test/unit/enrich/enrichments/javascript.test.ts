@@ -65,6 +65,16 @@ describe('JavaScript enrichment: Snowplow semantics', () => {
     expect(await run(await build('function process(event) { return [] }'))).toEqual({})
   })
 
+  it('reads a field again after setting it, and by a computed name', async () => {
+    const e = await build(`function process(event) {
+      var before = event.getUser_id(); event.setUser_id("  x\\ty "); var after = event.getUser_id();
+      return [{ schema: "iglu:com.acme/foo/jsonschema/1-0-0", data: { before: before, after: after, dynamic: event["get" + "Platform"](), path: event.getPage_urlpath() } }]
+    }`)
+    const ev = event()
+    ev.set('user_id', 'u1')
+    expect(JSON.parse((await run(e, ev)).contexts![0]!.data)).toEqual({ before: 'u1', after: '  x    y ', dynamic: 'srv', path: null })
+  })
+
   it('gives numbers for numeric fields and null for unset ones, and cleans text as the tracker\'s would be', async () => {
     const ev = event()
     ev.set('domain_sessionidx', 3)
