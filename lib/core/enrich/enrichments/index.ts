@@ -8,6 +8,7 @@ import { botDetection } from './bot-detection'
 import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
 import { eventFingerprint } from './event-fingerprint'
+import { eventSpec } from './event-spec'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
 import { ipLookups } from './ip-lookups'
@@ -26,6 +27,7 @@ export const MODULES: readonly EnrichmentModule[] = [
   cookieExtractor,
   crossNavigationEnrichment,
   eventFingerprint,
+  eventSpec,
   httpHeaderExtractor,
   iabSpidersAndRobots,
   ipLookups,

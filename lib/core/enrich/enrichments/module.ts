@@ -8,6 +8,7 @@
 import type { SchemaKey } from '../../iglu/keys'
 import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
+import type { EventSpecContext } from './event-spec'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {
@@ -37,6 +38,8 @@ export interface BuildContext {
   readonly assets: AssetFiles
   /** `featureFlags.legacyEnrichmentOrder`. */
   readonly legacyOrder: boolean
+  /** This deployment's published event specifications (for the event specification enrichment), where enrich can read them. */
+  readonly eventSpecs?: EventSpecContext
 }
 
 /** A problem with a configuration, reported with its file and stopping enrich. */
