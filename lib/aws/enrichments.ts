@@ -16,6 +16,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectC
 import type { Resolver } from '../core/iglu/resolver'
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
+import type { EventSpecContext } from '../core/enrich/enrichments/event-spec'
 import type { Enrichment } from '../core/enrich/steps'
 import { enrichmentFiles } from '../infra/enrichments'
 
@@ -153,6 +154,8 @@ export interface SetupOptions {
   readonly resolver: Resolver
   readonly cache: AssetCache
   readonly legacyOrder: boolean
+  /** This deployment's event specifications, for the event specification enrichment. */
+  readonly eventSpecs?: EventSpecContext
   /** `assetsUpdatePeriod`: how often assets are checked for a new version; never when unset. */
   readonly updatePeriodMs?: number
   /** Receives rebuilt steps after an asset changed. */
@@ -179,7 +182,7 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
       throw new EnrichmentSetupError(`${a.source}: ${(err as Error).message}`)
     }
   }))
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder })
+  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, ...(o.eventSpecs ? { eventSpecs: o.eventSpecs } : {}) })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

@@ -136,7 +136,8 @@ export const functions = {
     memoryMb: 1024,
     timeoutSeconds: 120,
     streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
-    tables: { schemas: 'read' },
+    // specHistory: the published event specifications (event specification enrichment)
+    tables: { schemas: 'read', specHistory: 'read' },
     buckets: { assets: 'read' },
     resolvesSchemas: true,
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
