@@ -144,6 +144,7 @@ describe('JavaScript enrichment: Snowplow semantics', () => {
     await expect(build('var x = 1')).rejects.toThrow('the script does not define a function process(event, params)')
     await expect(createJavascriptEnrichment({ ...config(''), parameters: { script: '' } }, false)).rejects.toThrow(/parameters\.script is empty/)
     await expect(build('while (true) {}\nfunction process() {}')).rejects.toThrow(/ran longer than its limit of 50 ms/)
+    await expect(build('Object.defineProperty(globalThis, "process", { get: function () { for (;;) {} } })')).rejects.toThrow(/ran longer than its limit of 50 ms/)
   })
 
   it('reads URL-safe base64 and keeps params read-only', async () => {
