@@ -113,7 +113,7 @@ const PRELUDE = `(function (host, fields, prefetched) {
     return function run(pre) {
       values = pre === undefined ? [] : parse(pre);
       var r = proc(new Event(), params, wantsHeaders ? parse(headers()) : undefined);
-      if (r === null || r === undefined) return null;
+      if (r === null || r === undefined) return '';
       var s = stringify(r);
       return typeof s === 'string' ? s : 'undefined';
     };
@@ -255,9 +255,11 @@ class Sandbox {
         const oom = /out of memory/.test(message)
         return { kind: 'error', message, reset: this.interrupted || oom, dropped: this.dropped, erased: this.erased }
       }
+      // always a string: '' for no result (asking the type would be one more call into the sandbox)
       const v = r.value
-      const text = this.vm.typeof(v) === 'string' ? this.vm.getString(v) : null
+      const out = this.vm.getString(v)
       v.dispose()
+      const text = out === '' ? null : out
       return { kind: 'ok', text, dropped: this.dropped, erased: this.erased }
     } finally {
       this.deadline = Infinity
@@ -427,6 +429,9 @@ function parseUnstruct(v: unknown): Entity {
   return entity(doc.data, 'unstruct_event')
 }
 
+/** Schema URIs scripts returned that are valid Iglu URIs. */
+const validSchemas = new Set<string>()
+
 /** The contexts of a script's output, or the failure message (Snowplow's wording). */
 export function readOutput(text: string | null): { ok: true; contexts: Entity[] } | { ok: false; error: string } {
   if (text === null) return { ok: true, contexts: [] }
@@ -437,9 +442,19 @@ export function readOutput(text: string | null): { ok: true; contexts: Entity[] 
   const bad: string[] = []
   const contexts: Entity[] = []
   for (const el of value) {
+    // the same few schemas recur: a valid one is remembered
+    if (isObject(el) && typeof el.schema === 'string' && 'data' in el && validSchemas.has(el.schema)) {
+      contexts.push({ schema: el.schema, data: JSON.stringify(el.data) })
+      continue
+    }
     const sd = decodeSelfDescribingData(el)
     if (!sd.ok) bad.push(`error code:[${sd.code}],json:[${JSON.stringify(el)}]`)
-    else contexts.push({ schema: (el as { schema: string }).schema, data: JSON.stringify((el as { data: unknown }).data) })
+    else {
+      const schema = (el as { schema: string }).schema
+      if (validSchemas.size >= 1000) validSchemas.clear()
+      validSchemas.add(schema)
+      contexts.push({ schema, data: JSON.stringify((el as { data: unknown }).data) })
+    }
   }
   if (bad.length > 0) return { ok: false, error: `Resulting contexts are not self-desribing. Error(s): [${bad.join(';')}]` }
   return { ok: true, contexts }
