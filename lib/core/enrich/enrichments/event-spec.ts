@@ -27,6 +27,7 @@ import { isObject } from '../../iglu/selfdesc'
 import type { EnrichedEvent, Entity } from '../event'
 import { F } from '../fields'
 import { quote } from '../json'
+import { memo } from '../memo'
 import type { Enrichment, EnrichmentFailure, StepResult } from '../steps'
 import { ConfigError, ORDER, type EnrichmentModule } from './module'
 
@@ -91,11 +92,17 @@ export interface SpecIndex {
   readonly skipped: readonly string[]
 }
 
+/** Canonical forms of recently seen URIs ('' for not an Iglu URI). */
+const canonicalCache = new Map<string, string>()
+
 /** An Iglu URI in its canonical form, or undefined. */
 function canonical(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return undefined
-  const k = parseIgluUri(uri)
-  return k.ok ? toIgluUri(k.value) : undefined
+  const c = memo(canonicalCache, uri, 1000, (u) => {
+    const k = parseIgluUri(u)
+    return k.ok ? toIgluUri(k.value) : ''
+  })
+  return c === '' ? undefined : c
 }
 
 const cardinality = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : fallback)
@@ -215,6 +222,7 @@ export function brokenRules(spec: CompiledSpec, ev: EnrichedEvent, all = true): 
 /** The specification the tracker says the event follows (`event_specification` entity with `id` and `version`). */
 function claimed(ev: EnrichedEvent): { claims: boolean; id?: string; version?: number } {
   for (const c of ev.contexts) {
+    if (!c.schema.includes('/event_specification/')) continue
     const k = parseIgluUri(c.schema)
     if (!k.ok || k.value.vendor !== 'com.snowplowanalytics.snowplow' || k.value.name !== 'event_specification') continue
     let d: unknown
