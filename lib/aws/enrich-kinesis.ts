@@ -205,6 +205,7 @@ export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: No
     resolver: rt.enricher.settings.resolver,
     cache: new AssetCache({ dir: env.FLOE_ASSETS_CACHE_DIR || join(tmpdir(), 'floe-assets'), s3 }),
     legacyOrder: rt.config.featureFlags.legacyEnrichmentOrder,
+    exitOnJsCompileError: rt.config.featureFlags.exitOnJsCompileError,
     ...(specHistory ? { eventSpecs: { source: new DynamoEventSpecSource(opts.ddb ?? clients().ddb, specHistory), now: () => Date.now(), warn: (m: string) => rt.log(JSON.stringify({ level: 'WARN', message: m })) } } : {}),
     updatePeriodMs: rt.config.assetsUpdatePeriodMs,
     onChange: (e) => rt.enricher.replaceEnrichments(e),

@@ -154,6 +154,8 @@ export interface SetupOptions {
   readonly resolver: Resolver
   readonly cache: AssetCache
   readonly legacyOrder: boolean
+  /** `featureFlags.exitOnJsCompileError`. */
+  readonly exitOnJsCompileError?: boolean
   /** This deployment's event specifications, for the event specification enrichment. */
   readonly eventSpecs?: EventSpecContext
   /** `assetsUpdatePeriod`: how often assets are checked for a new version; never when unset. */
@@ -182,7 +184,7 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
       throw new EnrichmentSetupError(`${a.source}: ${(err as Error).message}`)
     }
   }))
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, ...(o.eventSpecs ? { eventSpecs: o.eventSpecs } : {}) })
+  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, ...(o.exitOnJsCompileError === false ? { exitOnJsCompileError: false } : {}), ...(o.eventSpecs ? { eventSpecs: o.eventSpecs } : {}) })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

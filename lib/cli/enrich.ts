@@ -115,6 +115,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     resolver,
     cache: new AssetCache({ dir: join(tmpdir(), 'floe-assets'), s3: clients().s3 }),
     legacyOrder: config.featureFlags.legacyEnrichmentOrder,
+    exitOnJsCompileError: config.featureFlags.exitOnJsCompileError,
     log: run.out,
   }).catch((err: Error) => {
     throw err instanceof EnrichmentSetupError ? new UsageError(err.message) : err

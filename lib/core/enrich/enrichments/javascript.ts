@@ -471,8 +471,12 @@ export function scriptText(config: EnrichmentConfig): string {
   return script
 }
 
-/** The step of one script configuration, with the given limits. */
-export async function createJavascriptEnrichment(config: EnrichmentConfig, legacyOrder: boolean, limits: ScriptLimits = SCRIPT_LIMITS): Promise<Enrichment> {
+/**
+ * The step of one script configuration, with the given limits. A script that
+ * cannot start throws `ConfigError`, or with `exitOnCompileError` false gives
+ * a step that fails every event with the reason.
+ */
+export async function createJavascriptEnrichment(config: EnrichmentConfig, legacyOrder: boolean, limits: ScriptLimits = SCRIPT_LIMITS, exitOnCompileError = true): Promise<Enrichment> {
   const script = scriptText(config)
   const params = config.parameters.config
   if (params !== undefined && !isObject(params)) throw new ConfigError('parameters.config must be an object')
@@ -485,7 +489,14 @@ export async function createJavascriptEnrichment(config: EnrichmentConfig, legac
     if (typeof s === 'string') throw new ConfigError(s)
     return s
   }
-  let sandbox: Sandbox | null = await start()
+  let sandbox: Sandbox | null
+  try {
+    sandbox = await start()
+  } catch (err) {
+    if (exitOnCompileError || !(err instanceof ConfigError)) throw err
+    const result = failure(`${err.message} (${source})`)
+    return { id: `javascript:${source}`, order: orderOf('javascript', legacyOrder), run: () => result }
+  }
   let restarting: Promise<Sandbox> | null = null
 
   const runOn = (sb: Sandbox, ev: EnrichedEvent, input: StepInput): StepResult => {
@@ -531,5 +542,5 @@ export const javascriptScript: EnrichmentModule = {
   vendor: 'com.snowplowanalytics.snowplow',
   name: 'javascript_script_config',
   models: [1],
-  create: (config, ctx) => createJavascriptEnrichment(config, ctx.legacyOrder),
+  create: (config, ctx) => createJavascriptEnrichment(config, ctx.legacyOrder, SCRIPT_LIMITS, ctx.exitOnJsCompileError !== false),
 }

@@ -38,6 +38,8 @@ export interface BuildContext {
   readonly assets: AssetFiles
   /** `featureFlags.legacyEnrichmentOrder`. */
   readonly legacyOrder: boolean
+  /** `featureFlags.exitOnJsCompileError` (default true): false makes a script that cannot start fail every event instead. */
+  readonly exitOnJsCompileError?: boolean
   /** This deployment's published event specifications (for the event specification enrichment), where enrich can read them. */
   readonly eventSpecs?: EventSpecContext
 }

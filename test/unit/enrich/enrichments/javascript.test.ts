@@ -147,6 +147,11 @@ describe('JavaScript enrichment: Snowplow semantics', () => {
     await expect(build('Object.defineProperty(globalThis, "process", { get: function () { for (;;) {} } })')).rejects.toThrow(/ran longer than its limit of 50 ms/)
   })
 
+  it('with exitOnJsCompileError false, fails every event with the compile error instead of stopping', async () => {
+    const e = await createJavascriptEnrichment(config('function process(event) { return ['), false, LIMITS, false)
+    expect(errorOf(await run(e))).toMatch(/^Error compiling JavaScript function: \[SyntaxError: .* in scripts\/test\.json at line number 1.*\] \(scripts\/test\.json\)$/)
+  })
+
   it('reads URL-safe base64 and keeps params read-only', async () => {
     const script = 'function process(event, params) { params.n = 2; return [{ schema: "iglu:com.acme/p/jsonschema/1-0-0", data: { n: params.n, ok: "??>>" } }] }'
     const urlSafe = Buffer.from(script).toString('base64url')
