@@ -252,8 +252,8 @@ class Sandbox {
       if (r.error) {
         const message = this.describe(r.error)
         r.error.dispose()
-        const oom = /out of memory/.test(message)
-        return { kind: 'error', message, reset: this.interrupted || oom, dropped: this.dropped, erased: this.erased }
+        const limit = /^InternalError: (out of memory|stack overflow)/.test(message)
+        return { kind: 'error', message, reset: this.interrupted || limit, dropped: this.dropped, erased: this.erased }
       }
       // always a string: '' for no result (asking the type would be one more call into the sandbox)
       const v = r.value
