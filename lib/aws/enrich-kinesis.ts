@@ -24,6 +24,7 @@ import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
 import { deploymentResolver } from './resolver'
 import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
+import { DynamoEventSpecSource } from './event-spec-source'
 
 type OutputKind = Output['kind']
 
@@ -191,8 +192,10 @@ export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly Inp
  * `FLOE_ASSETS_CACHE_DIR` (default: the temporary directory) and puts the steps
  * in place; with `assetsUpdatePeriod`, refreshed assets swap them in later.
  */
-export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: NodeJS.ProcessEnv; s3?: S3Client } = {}): Promise<EnrichmentSetup | undefined> {
+export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: NodeJS.ProcessEnv; s3?: S3Client; ddb?: DynamoDBClient } = {}): Promise<EnrichmentSetup | undefined> {
   const env = opts.env ?? process.env
+  // the tracking-design API's history table, read by the event specification enrichment
+  const specHistory = env[envVar('table', 'specHistory')]
   const bucket = env[envVar('bucket', enrichmentFiles.bucket)]
   if (!bucket) return undefined
   const s3 = opts.s3 ?? clients().s3
@@ -202,6 +205,8 @@ export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: No
     resolver: rt.enricher.settings.resolver,
     cache: new AssetCache({ dir: env.FLOE_ASSETS_CACHE_DIR || join(tmpdir(), 'floe-assets'), s3 }),
     legacyOrder: rt.config.featureFlags.legacyEnrichmentOrder,
+    exitOnJsCompileError: rt.config.featureFlags.exitOnJsCompileError,
+    ...(specHistory ? { eventSpecs: { source: new DynamoEventSpecSource(opts.ddb ?? clients().ddb, specHistory), now: () => Date.now(), warn: (m: string) => rt.log(JSON.stringify({ level: 'WARN', message: m })) } } : {}),
     updatePeriodMs: rt.config.assetsUpdatePeriodMs,
     onChange: (e) => rt.enricher.replaceEnrichments(e),
     log: rt.log,

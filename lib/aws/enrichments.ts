@@ -19,6 +19,7 @@ import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/mo
 import type { WebServices } from '../core/enrich/enrichments/http-get'
 import type { LookupServices } from '../core/enrich/enrichments/lookups'
 import { sharedLookupServices } from '../runtime/lookup-services'
+import type { EventSpecContext } from '../core/enrich/enrichments/event-spec'
 import type { Enrichment } from '../core/enrich/steps'
 import { enrichmentFiles } from '../infra/enrichments'
 import { sharedHttpGet } from './http-get'
@@ -157,6 +158,10 @@ export interface SetupOptions {
   readonly resolver: Resolver
   readonly cache: AssetCache
   readonly legacyOrder: boolean
+  /** `featureFlags.exitOnJsCompileError`. */
+  readonly exitOnJsCompileError?: boolean
+  /** This deployment's event specifications, for the event specification enrichment. */
+  readonly eventSpecs?: EventSpecContext
   /** `assetsUpdatePeriod`: how often assets are checked for a new version; never when unset. */
   readonly updatePeriodMs?: number
   /** Receives rebuilt steps after an asset changed. */
@@ -188,7 +193,15 @@ export async function setupEnrichments(files: readonly ConfigFile[], o: SetupOpt
     }
   }))
   const web = o.web ?? { http: sharedHttpGet() }
-  const build = () => buildEnrichments(configs, { assets: o.cache, legacyOrder: o.legacyOrder, web, services: o.services ?? sharedLookupServices() })
+  const build = () =>
+    buildEnrichments(configs, {
+      assets: o.cache,
+      legacyOrder: o.legacyOrder,
+      web,
+      services: o.services ?? sharedLookupServices(),
+      ...(o.exitOnJsCompileError === false ? { exitOnJsCompileError: false } : {}),
+      ...(o.eventSpecs ? { eventSpecs: o.eventSpecs } : {}),
+    })
   const built = await build()
   if (!built.ok) throw new EnrichmentSetupError(`cannot start the enrichments:\n  ${built.errors.join('\n  ')}`)
   for (const c of configs) log(`enrichment ${c.schema.name} enabled (${c.source})`)

@@ -119,6 +119,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     services,
     cache: new AssetCache({ dir: join(tmpdir(), 'floe-assets'), s3: clients().s3 }),
     legacyOrder: config.featureFlags.legacyEnrichmentOrder,
+    exitOnJsCompileError: config.featureFlags.exitOnJsCompileError,
     log: run.out,
   }).catch(async (err: Error) => {
     await services.close()

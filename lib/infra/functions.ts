@@ -146,10 +146,11 @@ export const functions = {
     memoryMb: 1024,
     timeoutSeconds: 120,
     streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
-    tables: { schemas: 'read' },
+    // specHistory: the published event specifications (event specification enrichment)
+    tables: { schemas: 'read', specHistory: 'read' },
     buckets: { assets: 'read' },
     resolvesSchemas: true,
-    packageFiles: ['uap-core/regexes.yaml'],
+    packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     services: ['enrich', 'registry'],
     get environment(): Readonly<Record<string, string>> {
       return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }

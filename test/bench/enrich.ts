@@ -11,6 +11,8 @@
  * of enrichments (campaign attribution, referer parser, ua-parser, YAUAA, IP
  * lookups on MaxMind's City test database, event fingerprint, anonymised IP,
  * cookie extractor), with the CPU time each enrichment takes per event.
+ * A third runs it with one JavaScript enrichment (a script reading two fields
+ * and returning one context), against the run without it.
  * Then the API request enrichment against an API in a child process: with a
  * warm cache (CPU time, ratio to the run without it) and with no cache
  * (events per second with 256 events in flight, and the 99th percentile of
@@ -55,6 +57,14 @@ const timed: Enrichment[] = built.enrichments.map((e) => ({
   },
 }))
 const setEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: timed })
+
+/** One JavaScript enrichment adding one context. */
+const JS_SCRIPT = 'function process(event) { return [{ schema: "iglu:com.snowplowanalytics.iglu/anything-a/jsonschema/1-0-0", data: { appId: event.getApp_id(), path: event.getPage_urlpath() } }] }'
+const jsLoaded = await loadEnrichmentConfigs([{ source: 'javascript.json', text: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(JS_SCRIPT).toString('base64') } } }) }], resolver)
+if (!jsLoaded.ok) throw new Error(jsLoaded.errors.join('\n'))
+const jsBuilt = await buildEnrichments(jsLoaded.configs, { assets: { path: (l) => l }, legacyOrder: false })
+if (!jsBuilt.ok) throw new Error(jsBuilt.errors.join('\n'))
+const jsEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: jsBuilt.enrichments })
 
 /** A pool of current user agents (desktop, phone, tablet browsers and a robot), as real traffic repeats them. */
 const UAS = [
@@ -161,6 +171,7 @@ const runWith = (e: Enricher) => async () => {
 }
 const enrichRun = runWith(enricher)
 const setRun = runWith(setEnricher)
+const jsRun = runWith(jsEnricher)
 
 // Warm up (schema cache, JIT: the enrich path has many functions, and V8 takes
 // a few passes of 20,000 events to optimise them all), then alternate the
@@ -169,14 +180,17 @@ for (let i = 0; i < 3; i++) {
   await ceilingRun()
   await enrichRun()
   await setRun()
+  await jsRun()
 }
 const ceilings: { wall: number; cpu: number }[] = []
 const enriches: { wall: number; cpu: number }[] = []
 const sets: { wall: number; cpu: number }[] = []
+const jss: { wall: number; cpu: number }[] = []
 for (let i = 0; i < 5; i++) {
   ceilings.push(await timeIt(ceilingRun))
   enriches.push(await timeIt(enrichRun))
   sets.push(await timeIt(setRun))
+  jss.push(await timeIt(jsRun))
 }
 // Where the set's time goes: one more pass with each enrichment timed.
 timing = true
@@ -241,6 +255,12 @@ console.log(`ratio with / without the set (CPU time):   ${setRatio.toFixed(3)} (
 const steps = [...stepMicros].sort((a, b) => b[1] - a[1])
 console.log(`CPU per event by enrichment (one pass):    ${steps.map(([id, us]) => `${id} ${(us / N).toFixed(2)} µs`).join('; ')}`)
 console.log(`targets with the set: ≥ 10,000 events/s/core ${withSet.cpu >= 10_000 ? 'met' : 'NOT met'}; ≥ 0.5 of the run without ${setRatio >= 0.5 ? 'met' : 'NOT met'}`)
+const withJs = best(jss)
+const jsRatio = withJs.cpu / enrich.cpu
+console.log(`\nwith one JavaScript enrichment adding one context (QuickJS sandbox; the script reads app_id and page_urlpath):`)
+console.log(`enrich + JavaScript:                       ${f(withJs.cpu)} events/CPU-s best of 5 (${f(withJs.wall)} events/s wall clock)`)
+console.log(`ratio with / without it (CPU time):        ${jsRatio.toFixed(3)} (medians: ${f(median(jss))} / ${f(median(enriches))} = ${(median(jss) / median(enriches)).toFixed(3)}); CPU per event added: ${(1e6 / withJs.cpu - 1e6 / enrich.cpu).toFixed(1)} µs`)
+console.log(`target with JavaScript: ≥ 0.5 of the run without ${jsRatio >= 0.5 ? 'met' : 'NOT met'}`)
 if (sink < 0 || kept.length < 0) console.log(sink)
 
 // The API request enrichment: warm cache (one answer per visitor address, all kept) and no cache.

@@ -72,7 +72,7 @@ export interface CommonConfig {
     }
   }
   readonly telemetry: { readonly disable: boolean; readonly userProvidedId?: string }
-  readonly featureFlags: { readonly acceptInvalid: boolean; readonly legacyEnrichmentOrder: boolean }
+  readonly featureFlags: { readonly acceptInvalid: boolean; readonly legacyEnrichmentOrder: boolean; readonly exitOnJsCompileError: boolean }
   readonly validation: { readonly atomicFieldsLimits: Readonly<Record<string, number>> }
   readonly maxJsonDepth: number
 }
@@ -296,7 +296,7 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   }
   const cloudwatch = r.bool('monitoring.metrics.cloudwatch', true)
   const telemetry = { disable: r.bool('telemetry.disable', false), userProvidedId: r.string('telemetry.userProvidedId') }
-  const featureFlags = { acceptInvalid: r.bool('featureFlags.acceptInvalid', false), legacyEnrichmentOrder: r.bool('featureFlags.legacyEnrichmentOrder', false) }
+  const featureFlags = { acceptInvalid: r.bool('featureFlags.acceptInvalid', false), legacyEnrichmentOrder: r.bool('featureFlags.legacyEnrichmentOrder', false), exitOnJsCompileError: r.bool('featureFlags.exitOnJsCompileError', true) }
   const limitsDoc = r.take('validation.atomicFieldsLimits')
   const atomicFieldsLimits: Record<string, number> = {}
   if (limitsDoc !== undefined) {

@@ -27,7 +27,7 @@ describe('enrich configuration', () => {
     expect(c.concurrency).toEqual({ enrich: 256, sink: 1 })
     expect(c.input).toMatchObject({ appName: 'floe-enrich-kinesis', initialPosition: { type: 'TRIM_HORIZON' }, retrievalMode: { type: 'Polling', maxRecords: 10000 }, bufferSize: 3 })
     expect(c.output.good).toMatchObject({ partitionKey: undefined, recordLimit: 500, backoffPolicy: { minBackoffMs: 100, maxBackoffMs: 10000, maxRetries: 10 }, throttledBackoffPolicy: { minBackoffMs: 100, maxBackoffMs: 1000 } })
-    expect(c.featureFlags).toEqual({ acceptInvalid: false, legacyEnrichmentOrder: false })
+    expect(c.featureFlags).toEqual({ acceptInvalid: false, legacyEnrichmentOrder: false, exitOnJsCompileError: true })
     expect(c.monitoring.metrics.stdout).toBeUndefined()
     expect(c.output.pii).toBeUndefined()
   })

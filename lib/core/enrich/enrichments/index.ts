@@ -10,9 +10,11 @@ import { campaignAttribution } from './campaign-attribution'
 import { crossNavigationEnrichment } from './cross-navigation'
 import { currencyConversion } from './currency-conversion'
 import { eventFingerprint } from './event-fingerprint'
+import { eventSpec } from './event-spec'
 import { cookieExtractor, httpHeaderExtractor } from './extractors'
 import { iabSpidersAndRobots } from './iab'
 import { ipLookups } from './ip-lookups'
+import { javascriptScript } from './javascript'
 import type { EnrichmentModule } from './module'
 import { piiPseudonymizer } from './pii'
 import { refererParser } from './referer-parser'
@@ -31,9 +33,11 @@ export const MODULES: readonly EnrichmentModule[] = [
   crossNavigationEnrichment,
   currencyConversion,
   eventFingerprint,
+  eventSpec,
   httpHeaderExtractor,
   iabSpidersAndRobots,
   ipLookups,
+  javascriptScript,
   piiPseudonymizer,
   refererParser,
   sqlQuery,

@@ -10,6 +10,7 @@ import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
 import type { WebServices } from './http-get'
 import type { LookupServices } from './lookups'
+import type { EventSpecContext } from './event-spec'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {
@@ -43,6 +44,10 @@ export interface BuildContext {
   readonly web?: WebServices
   /** HTTP, SQL databases and the clock, for the enrichments that look data up elsewhere (given by the shell). */
   readonly services?: LookupServices
+  /** `featureFlags.exitOnJsCompileError` (default true): false makes a script that cannot start fail every event instead. */
+  readonly exitOnJsCompileError?: boolean
+  /** This deployment's published event specifications (for the event specification enrichment), where enrich can read them. */
+  readonly eventSpecs?: EventSpecContext
 }
 
 /** A problem with a configuration, reported with its file and stopping enrich. */
