@@ -1,0 +1,15 @@
+/** The webhook adapters by `vendor/version` (the collector path `/{vendor}/{version}`). */
+import type { Webhook } from './common'
+import { callrail } from './callrail'
+import { olark } from './olark'
+import { pingdom } from './pingdom'
+import { statusgator } from './statusgator'
+import { unbounce } from './unbounce'
+
+export const WEBHOOKS: ReadonlyMap<string, Webhook> = new Map<string, Webhook>([
+  ['com.callrail/v1', callrail],
+  ['com.olark/v1', olark],
+  ['com.pingdom/v1', pingdom],
+  ['com.statusgator/v1', statusgator],
+  ['com.unbounce/v1', unbounce],
+])
