@@ -1,6 +1,9 @@
 /** The webhook adapters by `vendor/version` (the collector path `/{vendor}/{version}`). */
 import type { Webhook } from './common'
 import { callrail } from './callrail'
+import { mailchimp } from './mailchimp'
+import { mailgun } from './mailgun'
+import { mandrill } from './mandrill'
 import { olark } from './olark'
 import { pingdom } from './pingdom'
 import { statusgator } from './statusgator'
@@ -8,6 +11,9 @@ import { unbounce } from './unbounce'
 
 export const WEBHOOKS: ReadonlyMap<string, Webhook> = new Map<string, Webhook>([
   ['com.callrail/v1', callrail],
+  ['com.mailchimp/v1', mailchimp],
+  ['com.mailgun/v1', mailgun],
+  ['com.mandrill/v1', mandrill],
   ['com.olark/v1', olark],
   ['com.pingdom/v1', pingdom],
   ['com.statusgator/v1', statusgator],

@@ -204,3 +204,16 @@ export function camelize(v: J): J {
   if (Array.isArray(v)) return v.map(camelize)
   return v
 }
+
+/**
+ * `b` merged into `a` (circe's deepMerge): members of both that are objects
+ * are merged, otherwise `b`'s value replaces `a`'s in place; new members come last.
+ */
+export function deepMerge(a: JObj, b: JObj): JObj {
+  const out: JObj = new Map(a)
+  for (const [k, v] of b) {
+    const old = out.get(k)
+    out.set(k, isObj(old) && isObj(v) ? deepMerge(old, v) : v)
+  }
+  return out
+}
