@@ -5,7 +5,9 @@ import { mailchimp } from './mailchimp'
 import { mailgun } from './mailgun'
 import { mandrill } from './mandrill'
 import { olark } from './olark'
+import { pagerduty } from './pagerduty'
 import { pingdom } from './pingdom'
+import { sendgrid } from './sendgrid'
 import { statusgator } from './statusgator'
 import { unbounce } from './unbounce'
 
@@ -15,7 +17,9 @@ export const WEBHOOKS: ReadonlyMap<string, Webhook> = new Map<string, Webhook>([
   ['com.mailgun/v1', mailgun],
   ['com.mandrill/v1', mandrill],
   ['com.olark/v1', olark],
+  ['com.pagerduty/v1', pagerduty],
   ['com.pingdom/v1', pingdom],
+  ['com.sendgrid/v3', sendgrid],
   ['com.statusgator/v1', statusgator],
   ['com.unbounce/v1', unbounce],
 ])
