@@ -219,3 +219,27 @@ export function cleanupEvent(v: J, event: readonly [string, string] | undefined,
 }
 
 export { camelize }
+
+/** circe's message for a member that is not a string (`get[String]`), or undefined when it is one. */
+export function stringFieldProblem(v: J | undefined, name: string): string | undefined {
+  if (typeof v === 'string') return undefined
+  if (v === undefined) return `Missing required field: DownField(${name})`
+  return `Got value '${jsonText(v)}' with wrong type, expecting string: DownField(${name})`
+}
+
+const ISO_RE = /^([-+]?\d{4,})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/
+
+/** Epoch milliseconds of an ISO-8601 date-time (no offset: UTC), or undefined. */
+export function isoMillisOf(s: string): number | undefined {
+  const m = ISO_RE.exec(s)
+  if (!m) return undefined
+  const [y, mo = '1', d = '1', h = '0', mi = '0', sec = '0', frac = '', off] = m.slice(1)
+  const ms = Number((frac + '000').slice(0, 3))
+  const t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), ms)
+  const check = new Date(t)
+  if (Number.isNaN(t) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return undefined
+  if (off === undefined || off === 'Z') return t
+  const sign = off[0] === '-' ? -1 : 1
+  const digits = off.slice(1).replace(':', '')
+  return t - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0')) * 60000
+}
