@@ -1,6 +1,7 @@
 /** The webhook adapters by `vendor/version` (the collector path `/{vendor}/{version}`). */
 import type { Webhook } from './common'
 import { callrail } from './callrail'
+import { cloudfront } from './cloudfront'
 import { hubspot } from './hubspot'
 import { mailchimp } from './mailchimp'
 import { mailgun } from './mailgun'
@@ -16,6 +17,7 @@ import { urbanairship } from './urbanairship'
 import { vero } from './vero'
 
 export const WEBHOOKS: ReadonlyMap<string, Webhook> = new Map<string, Webhook>([
+  ['com.amazon.aws.cloudfront/wd_access_log', cloudfront],
   ['com.callrail/v1', callrail],
   ['com.getvero/v1', vero],
   ['com.hubspot/v1', hubspot],
