@@ -2,6 +2,7 @@
 import type { Webhook } from './common'
 import { callrail } from './callrail'
 import { cloudfront } from './cloudfront'
+import { googleAnalytics } from './googleanalytics'
 import { hubspot } from './hubspot'
 import { mailchimp } from './mailchimp'
 import { mailgun } from './mailgun'
@@ -20,6 +21,7 @@ export const WEBHOOKS: ReadonlyMap<string, Webhook> = new Map<string, Webhook>([
   ['com.amazon.aws.cloudfront/wd_access_log', cloudfront],
   ['com.callrail/v1', callrail],
   ['com.getvero/v1', vero],
+  ['com.google.analytics/v1', googleAnalytics],
   ['com.hubspot/v1', hubspot],
   ['com.mailchimp/v1', mailchimp],
   ['com.mailgun/v1', mailgun],
