@@ -24,6 +24,7 @@ import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
 import { deploymentResolver } from './resolver'
 import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
+import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 type OutputKind = Output['kind']
 
@@ -105,6 +106,7 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     emitFailed: sinks.incomplete !== undefined,
     emitPii: sinks.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
+    remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
   })
   const metrics = new Metrics()
   const stdout = config.monitoring.metrics.stdout

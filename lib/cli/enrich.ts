@@ -21,6 +21,7 @@ import { HttpRepository } from '../core/iglu/repositories'
 import type { Resolver } from '../core/iglu/resolver'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
+import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 const USAGE = 'enrich --config <file.hocon> [--enrichments <dir>] [--registry <registryUrl> [--apikey <key>]]'
 
@@ -128,6 +129,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     emitFailed: config.output.incomplete !== undefined,
     emitPii: config.output.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
+    remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
   })
   const sinks = {
     good: new RotatingFile(config.output.good),

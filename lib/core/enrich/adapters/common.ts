@@ -223,8 +223,8 @@ export { camelize }
 /** circe's message for a member that is not a string (`get[String]`), or undefined when it is one. */
 export function stringFieldProblem(v: J | undefined, name: string): string | undefined {
   if (typeof v === 'string') return undefined
-  if (v === undefined) return `Missing required field: DownField(${name})`
-  return `Got value '${jsonText(v)}' with wrong type, expecting string: DownField(${name})`
+  if (v === undefined) return `DecodingFailure at .${name}: Missing required field`
+  return `DecodingFailure at .${name}: Got value '${jsonText(v)}' with wrong type, expecting string`
 }
 
 const ISO_RE = /^([-+]?\d{4,})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/

@@ -40,9 +40,9 @@ describe('Urban Airship Connect webhook (/com.urbanairship.connect/v1)', () => {
     const [f] = failures(await run(urbanairship(null, '{ '))) as any[]
     expect(f).toMatchObject({ field: 'body', value: '{ ' })
     expect(failures(await run(urbanairship(null, '{ "value": "str" }')))).toEqual([
-      { field: 'occurred', value: null, expectation: "could not extract 'occurred': Missing required field: DownField(occurred)" },
-      { field: 'id', value: null, expectation: "could not extract 'id': Missing required field: DownField(id)" },
-      { field: 'processed', value: null, expectation: "could not extract 'processed': Missing required field: DownField(processed)" },
+      { field: 'occurred', value: null, expectation: "could not extract 'occurred': DecodingFailure at .occurred: Missing required field" },
+      { field: 'id', value: null, expectation: "could not extract 'id': DecodingFailure at .id: Missing required field" },
+      { field: 'processed', value: null, expectation: "could not extract 'processed': DecodingFailure at .processed: Missing required field" },
       { actual: null, expectedMapping: URBANAIRSHIP_SCHEMAS, expectation: 'cannot determine event type: type parameter not provided' },
     ])
   })

@@ -23,8 +23,8 @@ describe('Vero webhook (/com.getvero/v1)', () => {
     expect(failures(await run(vero(null)))).toEqual([{ field: 'body', value: null, expectation: 'empty body: no events to process' }])
     const [f] = failures(await run(vero('{'))) as any[]
     expect(f).toMatchObject({ field: 'body', value: '{' })
-    expect(failures(await run(vero('{}')))).toEqual([{ field: 'type', value: null, expectation: "could not extract 'type': Missing required field: DownField(type)" }])
-    expect(failures(await run(vero('{"type":1}')))).toEqual([{ field: 'type', value: null, expectation: "could not extract 'type': Got value '1' with wrong type, expecting string: DownField(type)" }])
+    expect(failures(await run(vero('{}')))).toEqual([{ field: 'type', value: null, expectation: "could not extract 'type': DecodingFailure at .type: Missing required field" }])
+    expect(failures(await run(vero('{"type":1}')))).toEqual([{ field: 'type', value: null, expectation: "could not extract 'type': DecodingFailure at .type: Got value '1' with wrong type, expecting string" }])
     expect(failures(await run(vero('{"type":"x"}')))).toEqual([{ actual: 'x', expectedMapping: VERO_SCHEMAS, expectation: 'no schema associated with the provided type parameter' }])
   })
 })
