@@ -18,7 +18,7 @@ export const MAILCHIMP_SCHEMAS: Readonly<Record<string, string>> = {
   profile: 'iglu:com.mailchimp/profile_update/jsonschema/1-0-0',
 }
 
-export const mailchimp: Webhook = (p) => {
+export const mailchimp: Webhook = (p, ctx) => {
   const b = checkBody(p, FORM, { emptyBodyOk: true })
   if (!b.ok) return b.result
   const body = b.body
@@ -33,6 +33,10 @@ export const mailchimp: Webhook = (p) => {
   if (firedAt !== undefined && firedAt !== null) fields.set('fired_at', sqlDateTimeToJson(firedAt))
   const all: Params = queryParams(p)
   for (const [k, v] of fields) all.set(k, v)
+  // bracketed names nest objects: no deeper than any other JSON enrich reads
+  for (const k of fields.keys()) {
+    if (formKeys(k).length >= ctx.maxJsonDepth) return fail(inputData('body', k, `field name nests deeper than the maximum JSON depth (${ctx.maxJsonDepth})`))
+  }
   return events(p, [unstructParams(TRACKER, 'srv', all, schema.schema, nest(all))])
 }
 

@@ -48,6 +48,13 @@ describe('Mailchimp webhook (/com.mailchimp/v1)', () => {
     expect(failures(await run(mailchimp('application/json', 'type=subscribe')))).toEqual([{ field: 'contentType', value: 'application/json', expectation: 'expected application/x-www-form-urlencoded' }])
   })
 
+  it('refuses field names nested deeper than the maximum JSON depth', async () => {
+    const name = 'data' + '%5Ba%5D'.repeat(40)
+    const [f] = failures(await run(mailchimp(FORM, `type=subscribe&${name}=x`))) as any[]
+    expect(f).toEqual({ field: 'body', value: 'data' + '[a]'.repeat(40), expectation: 'field name nests deeper than the maximum JSON depth (40)' })
+    expect((await run(mailchimp(FORM, `type=subscribe&data${'%5Ba%5D'.repeat(38)}=x`))).ok).toBe(true)
+  })
+
   it('refuses a form without a type', async () => {
     const body = 'fired_at=2014-10-22+13%3A10%3A40'
     expect(failures(await run(mailchimp(FORM, body)))).toEqual([{ field: 'body', value: body, expectation: 'no `type` parameter provided: cannot determine event type' }])
