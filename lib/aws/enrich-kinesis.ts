@@ -107,6 +107,7 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     emitPii: sinks.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
     remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
+    schemaOverrides: new Map(Object.entries(config.adaptersSchemas)),
   })
   const metrics = new Metrics()
   const stdout = config.monitoring.metrics.stdout

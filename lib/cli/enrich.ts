@@ -130,6 +130,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     emitPii: config.output.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
     remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
+    schemaOverrides: new Map(Object.entries(config.adaptersSchemas)),
   })
   const sinks = {
     good: new RotatingFile(config.output.good),

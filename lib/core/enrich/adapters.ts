@@ -75,6 +75,8 @@ export interface AdapterContext {
   readonly maxJsonDepth: number
   /** When cached schemas are judged fresh at (epoch ms, the resolver's clock); default: now. */
   readonly now?: number
+  /** Configured replacements of the webhook adapters' default schemas (default URI → URI). */
+  readonly schemaOverrides?: ReadonlyMap<string, string>
   /** Adapters served over HTTP, by `vendor/version`. */
   readonly remoteAdapters?: ReadonlyMap<string, (p: LoadedPayload, ctx: AdapterContext) => AdapterResult | Promise<AdapterResult>>
 }

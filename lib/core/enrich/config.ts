@@ -6,6 +6,7 @@
  */
 import { DEFAULT_FIELD_LIMITS, isFieldName } from './fields'
 import { WEBHOOKS } from './adapters/index'
+import { schemaOverrides } from './adapters/schemas'
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 
@@ -78,6 +79,8 @@ export interface CommonConfig {
   readonly maxJsonDepth: number
   /** Webhooks served by HTTP services (none unless configured). */
   readonly remoteAdapters: RemoteAdaptersConfig
+  /** `adaptersSchemas`: the webhook adapters' schemas replaced, default URI → configured URI. */
+  readonly adaptersSchemas: Readonly<Record<string, string>>
 }
 
 export interface RemoteAdaptersConfig {
@@ -368,6 +371,9 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   }
   const maxJsonDepth = r.int('maxJsonDepth', 50, 1, 10_000)
   const remoteAdapters = readRemoteAdapters(r)
+  const overrides = schemaOverrides(r.take('adaptersSchemas'))
+  if (!overrides.ok) r.errors.push(...overrides.errors)
+  const adaptersSchemas = overrides.ok ? Object.fromEntries(overrides.overrides) : {}
   const common: CommonConfig = {
     concurrency,
     assetsUpdatePeriodMs,
@@ -377,6 +383,7 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     validation: { atomicFieldsLimits },
     maxJsonDepth,
     remoteAdapters,
+    adaptersSchemas,
   }
 
   // Input and outputs.

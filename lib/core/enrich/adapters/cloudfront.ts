@@ -6,7 +6,7 @@
  * IP and user agent those of the event, its referer the page URL.
  */
 import type { LoadedPayload } from '../payload'
-import { events, fail, failAll, inputData, unstructParams, type Failure, type Webhook } from './common'
+import { events, fail, failAll, inputData, unstructParams, type Failure, type Webhook, schemaUri } from './common'
 import { JNum, type J, type JObj } from './jtree'
 
 const TRACKER = 'com.amazon.aws.cloudfront/wd_access_log'
@@ -30,7 +30,7 @@ const FIELD_NAMES = [
   'xEdgeResponseResultType', 'csProtocolVersion', 'fleStatus', 'fleEncryptedFields',
 ]
 
-export const cloudfront: Webhook = (p) => {
+export const cloudfront: Webhook = (p, ctx) => {
   if (p.body === null) return fail(inputData('body', null, 'empty body'))
   const fields = p.body.split('\t')
   const schema = CLOUDFRONT_SCHEMAS.get(fields.length)
@@ -62,7 +62,7 @@ export const cloudfront: Webhook = (p) => {
     headers: [],
     networkUserId: null,
   }
-  return events(payload, [unstructParams(TRACKER, 'srv', qs, schema, data)])
+  return events(payload, [unstructParams(TRACKER, 'srv', qs, schemaUri(ctx, schema), data)])
 }
 
 type FieldResult = { ok: true; value: J } | { ok: false; failure: Failure }

@@ -45,6 +45,22 @@ export function events(p: LoadedPayload, params: Params[]): AdapterResult {
   return { ok: true, events: params.map((parameters) => ({ payload: p, parameters })) }
 }
 
+const tables = new WeakMap<ReadonlyMap<string, string>, Map<object, Readonly<Record<string, string>>>>()
+
+/** An adapter's type → schema table with the configured schemas in place of the defaults. */
+export function schemas(ctx: AdapterContext, table: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const o = ctx.schemaOverrides
+  if (o === undefined || o.size === 0) return table
+  let byTable = tables.get(o)
+  if (byTable === undefined) tables.set(o, (byTable = new Map()))
+  let t = byTable.get(table)
+  if (t === undefined) byTable.set(table, (t = Object.fromEntries(Object.entries(table).map(([k, u]) => [k, o.get(u) ?? u]))))
+  return t
+}
+
+/** The configured schema in place of a default one. */
+export const schemaUri = (ctx: AdapterContext, uri: string): string => ctx.schemaOverrides?.get(uri) ?? uri
+
 /** Query string parameters passed on to a webhook's events. */
 const PASS_THROUGH = ['nuid', 'aid', 'cv', 'eid', 'ttm', 'url']
 

@@ -7,10 +7,10 @@
  * (products, impressions, promotions, custom dimensions and metrics); a few
  * are also copied to tracker-protocol fields (`dl` → `url`, `uip` → `ip`, …).
  */
-import { fail, failAll, inputData, lookupSchema, parseForm, CONTEXTS, UNSTRUCT_EVENT, type Failure, type Params, type Webhook } from './common'
+import { fail, failAll, inputData, lookupSchema, parseForm, CONTEXTS, UNSTRUCT_EVENT, type Failure, type Params, type Webhook, schemas, schemaUri } from './common'
 import { jsonText, JNum, type J, type JObj } from './jtree'
 import { stringify } from '../json'
-import type { RawEvent } from '../adapters'
+import type { AdapterContext, RawEvent } from '../adapters'
 
 const TRACKER = 'com.google.analytics.measurement-protocol-v1'
 const MP = 'iglu:com.google.analytics.measurement-protocol'
@@ -171,14 +171,14 @@ function directMappings(hitType: string): Record<string, string> {
   }
 }
 
-export const googleAnalytics: Webhook = (p) => {
+export const googleAnalytics: Webhook = (p, ctx) => {
   if (p.body === null || p.body === '') return fail(inputData('body', null, 'empty body'))
   const lines = p.body.split(/\r\n|\r|\n/)
   if (lines[lines.length - 1] === '') lines.pop()
   const out: RawEvent[] = []
   const failures: Failure[] = []
   for (const line of lines) {
-    const r = hit(line)
+    const r = hit(line, ctx)
     if (r.ok) out.push({ payload: p, parameters: r.params })
     else failures.push(...r.failures)
   }
@@ -188,7 +188,7 @@ export const googleAnalytics: Webhook = (p) => {
 
 type HitResult = { ok: true; params: Params } | { ok: false; failures: Failure[] }
 
-function hit(line: string): HitResult {
+function hit(line: string, ctx: AdapterContext): HitResult {
   const form = parseForm(line)
   if (!form.ok) return { ok: false, failures: [inputData('body', line, form.error)] }
   const params = new Map<string, string | null>()
@@ -204,7 +204,7 @@ function hit(line: string): HitResult {
   const failures: Failure[] = []
   const hitData = HITS[hitType]
   if (hitData === undefined) failures.push(inputData('t', hitType, 'no matching hit type'))
-  const schemaOf = lookupSchema(hitType, GA_SCHEMAS)
+  const schemaOf = lookupSchema(hitType, schemas(ctx, GA_SCHEMAS))
   if (!schemaOf.ok) failures.push(schemaOf.failure)
   // plain contexts
   const simple = new Map<string, JObj>()
@@ -226,8 +226,8 @@ function hit(line: string): HitResult {
   if (failures.length > 0 || hitData === undefined || !composite.ok || !schemaOf.ok) return { ok: false, failures }
 
   const contexts: string[] = []
-  for (const [s, data] of simple) if (hitType !== 'pageview' || s !== HITS.pageview!.schema) contexts.push(`{"schema":${stringify(s)},"data":${jsonText(data)}}`)
-  for (const [s, data] of composite.contexts) contexts.push(`{"schema":${stringify(s)},"data":${jsonText(data)}}`)
+  for (const [s, data] of simple) if (hitType !== 'pageview' || s !== HITS.pageview!.schema) contexts.push(`{"schema":${stringify(schemaUri(ctx, s))},"data":${jsonText(data)}}`)
+  for (const [s, data] of composite.contexts) contexts.push(`{"schema":${stringify(schemaUri(ctx, s))},"data":${jsonText(data)}}`)
 
   const event: JObj = new Map()
   for (const [k, v] of values) {
@@ -350,3 +350,6 @@ function sameMap(a: Map<string, string>, b: Map<string, string>): boolean {
   for (const [k, v] of a) if (b.get(k) !== v) return false
   return true
 }
+
+/** Every context schema the adapter may use. */
+export const GA_CONTEXT_SCHEMAS: readonly string[] = [...CONTEXTS_DATA, ...COMPOSITE].map((d) => d.schema)

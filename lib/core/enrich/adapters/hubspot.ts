@@ -3,7 +3,7 @@
  * each `subscriptionType` picks its schema (and is left out), `occurredAt`
  * (milliseconds) becomes a date-time.
  */
-import { checkBody, events, fail, failAll, inputData, jsonSchemaDateTime, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook } from './common'
+import { checkBody, events, fail, failAll, inputData, jsonSchemaDateTime, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
 import { isNum, isObj, parseTree, str, wholeNumber, type J } from './jtree'
 
 const TRACKER = 'com.hubspot-v1'
@@ -33,7 +33,7 @@ export const hubspot: Webhook = (p, ctx) => {
   const out: Params[] = []
   const failures: Failure[] = []
   parsed.value.forEach((event, index) => {
-    const schema = lookupSchema(str(event, 'subscriptionType'), HUBSPOT_SCHEMAS, index)
+    const schema = lookupSchema(str(event, 'subscriptionType'), schemas(ctx, HUBSPOT_SCHEMAS), index)
     if (!schema.ok) failures.push(schema.failure)
     else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, reformat(event)))
   })

@@ -4,7 +4,7 @@
  * become nested objects, `fired_at` (`yyyy-MM-dd HH:mm:ss`, UTC) a date-time.
  * Form fields win over query string parameters of the same name.
  */
-import { checkBody, events, fail, FORM, formParams, inputData, lookupSchema, parseForm, queryParams, sqlDateTimeToJson, unstructParams, type Params, type Webhook } from './common'
+import { checkBody, events, fail, FORM, formParams, inputData, lookupSchema, parseForm, queryParams, sqlDateTimeToJson, unstructParams, type Params, type Webhook, schemas } from './common'
 import { deepMerge, type J, type JObj } from './jtree'
 
 const TRACKER = 'com.mailchimp-v1'
@@ -27,7 +27,7 @@ export const mailchimp: Webhook = (p, ctx) => {
   const fields = formParams(form.pairs)
   const type = fields.get('type')
   if (type === undefined || type === null) return fail(inputData('body', body, 'no `type` parameter provided: cannot determine event type'))
-  const schema = lookupSchema(type, MAILCHIMP_SCHEMAS)
+  const schema = lookupSchema(type, schemas(ctx, MAILCHIMP_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   const firedAt = fields.get('fired_at')
   if (firedAt !== undefined && firedAt !== null) fields.set('fired_at', sqlDateTimeToJson(firedAt))

@@ -5,7 +5,7 @@
  * whose `timestamp` becomes the signature's (seconds → date-time); names are
  * camelCased, `body-plain` is dropped and `attachment-count` kept only as an integer.
  */
-import { checkBody, cleanMessage, cleanupEvent, events, fail, inputData, lookupSchema, queryParams, unstructParams, type Webhook } from './common'
+import { checkBody, cleanMessage, cleanupEvent, events, fail, inputData, lookupSchema, queryParams, unstructParams, type Webhook, schemas } from './common'
 import { asInt, at, camelize, deepMerge, isObj, JNum, jsonText, parseTree } from './jtree'
 
 const TRACKER = 'com.mailgun-v1'
@@ -30,7 +30,7 @@ export const mailgun: Webhook = (p, ctx) => {
   const type = at(body, 'event-data', 'event')
   if (type === undefined) return fail(inputData('body', b.body, 'no `event` parameter provided: cannot determine event type'))
   const typeText = typeof type === 'string' ? type : undefined
-  const schema = lookupSchema(typeText, MAILGUN_SCHEMAS)
+  const schema = lookupSchema(typeText, schemas(ctx, MAILGUN_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   const signature = at(body, 'signature')
   for (const field of ['timestamp', 'token', 'signature']) {

@@ -3,7 +3,7 @@
  * whose only field, `mandrill_events`, holds a JSON array; each event's
  * `event` picks its schema (and is left out), `ts` (seconds) becomes a date-time.
  */
-import { checkBody, cleanupEvent, events, fail, failAll, FORM, formMap, inputData, lookupSchema, notJson, parseForm, queryParams, unstructParams, type Failure, type Params, type Webhook } from './common'
+import { checkBody, cleanupEvent, events, fail, failAll, FORM, formMap, inputData, lookupSchema, notJson, parseForm, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
 import { parseTree, str } from './jtree'
 
 const TRACKER = 'com.mandrill-v1'
@@ -40,7 +40,7 @@ export const mandrill: Webhook = (p, ctx) => {
   const failures: Failure[] = []
   parsed.value.forEach((event, index) => {
     const type = str(event, 'event')
-    const schema = lookupSchema(type, MANDRILL_SCHEMAS, index)
+    const schema = lookupSchema(type, schemas(ctx, MANDRILL_SCHEMAS), index)
     if (!schema.ok) failures.push(schema.failure)
     else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, cleanupEvent(event, type === undefined ? undefined : ['event', type], ['ts'])))
   })

@@ -3,7 +3,7 @@
  * Marketo event schema; the lead and event dates (`yyyy-MM-dd HH:mm:ss`,
  * UTC) become date-times, in nested objects too.
  */
-import { events, fail, inputData, lookupSchema, notJson, queryParams, sqlDateTimeToJson, unstructParams, type Webhook } from './common'
+import { events, fail, inputData, lookupSchema, notJson, queryParams, sqlDateTimeToJson, unstructParams, type Webhook, schemas } from './common'
 import { isObj, parseTree, type J, type JObj } from './jtree'
 
 const TRACKER = 'com.marketo-v1'
@@ -17,7 +17,7 @@ export const marketo: Webhook = (p, ctx) => {
   const parsed = parseTree(p.body, ctx.maxJsonDepth)
   if (!parsed.ok) return fail(notJson('body', p.body, parsed.error))
   if (!isObj(parsed.value)) return fail(inputData('body', p.body, 'not a json object'))
-  const schema = lookupSchema('event', MARKETO_SCHEMAS)
+  const schema = lookupSchema('event', schemas(ctx, MARKETO_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   return events(p, [unstructParams(TRACKER, 'srv', queryParams(p), schema.schema, reformat(parsed.value))])
 }

@@ -4,7 +4,7 @@
  * items' timestamps (seconds with a fraction) become JSON Schema date-times,
  * names are camelCased.
  */
-import { checkBody, cleanMessage, events, fail, FORM, formMap, inputData, jsonSchemaDateTime, lookupSchema, notJson, parseForm, queryParams, unstructParams, type Failure, type Webhook } from './common'
+import { checkBody, cleanMessage, events, fail, FORM, formMap, inputData, jsonSchemaDateTime, lookupSchema, notJson, parseForm, queryParams, unstructParams, type Failure, type Webhook, schemas } from './common'
 import { camelize, isObj, parseTree, type J } from './jtree'
 
 const TRACKER = 'com.olark-v1'
@@ -25,7 +25,7 @@ export const olark: Webhook = (p, ctx) => {
   if (!parsed.ok) return fail(notJson('data', data, parsed.error))
   const event = parsed.value
   const type = isObj(event) && event.has('operators') ? 'transcript' : 'offline_message'
-  const schema = lookupSchema(type, OLARK_SCHEMAS)
+  const schema = lookupSchema(type, schemas(ctx, OLARK_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   const problem = convertTimestamps(event)
   if (problem !== undefined) return fail(problem)

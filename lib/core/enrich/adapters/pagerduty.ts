@@ -4,7 +4,7 @@
  * prefix, `"null"` strings become null and the ` 00:00` offsets of
  * `created_on` / `last_status_change_on` become `+00:00` (in nested objects too).
  */
-import { checkBody, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook } from './common'
+import { checkBody, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
 import { at, isObj, parseTree, str, type J, type JObj } from './jtree'
 
 const TRACKER = 'com.pagerduty-v1'
@@ -27,7 +27,7 @@ export const pagerduty: Webhook = (p, ctx) => {
   const out: Params[] = []
   const failures: Failure[] = []
   messages.forEach((event, index) => {
-    const schema = lookupSchema(str(event, 'type'), PAGERDUTY_SCHEMAS, index)
+    const schema = lookupSchema(str(event, 'type'), schemas(ctx, PAGERDUTY_SCHEMAS), index)
     if (!schema.ok) failures.push(schema.failure)
     else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, reformat(event)))
   })

@@ -2,7 +2,7 @@
  * Pingdom (`/com.pingdom/v1`): alert webhooks sent as a GET whose `message`
  * parameter holds the alert as JSON; its `action` picks the schema.
  */
-import { events, fail, failAll, inputData, lookupSchema, notJson, unstructParams, type Failure, type Webhook } from './common'
+import { events, fail, failAll, inputData, lookupSchema, notJson, unstructParams, type Failure, type Webhook, schemas } from './common'
 import { isObj, parseTree, str } from './jtree'
 import { toParamMap } from '../querystring'
 
@@ -33,7 +33,7 @@ export const pingdom: Webhook = (p, ctx) => {
   }
   const parsed = parseTree(message, ctx.maxJsonDepth)
   if (!parsed.ok) return fail(notJson('message', message, parsed.error))
-  const schema = lookupSchema(str(parsed.value, 'action'), PINGDOM_SCHEMAS)
+  const schema = lookupSchema(str(parsed.value, 'action'), schemas(ctx, PINGDOM_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   const event = parsed.value
   if (isObj(event)) event.delete('action')

@@ -4,7 +4,7 @@
  * (seconds) becomes a date-time. Events repeating an `sg_event_id` are kept
  * once (the last one), as are events without one.
  */
-import { cleanupEvent, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook } from './common'
+import { cleanupEvent, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
 import { parseTree, str, type J } from './jtree'
 
 const TRACKER = 'com.sendgrid-v3'
@@ -40,7 +40,7 @@ export const sendgrid: Webhook = (p, ctx) => {
   const failures: Failure[] = []
   for (const [item, index] of byId.values()) {
     const type = str(item, 'event')
-    const schema = lookupSchema(type, SENDGRID_SCHEMAS, index)
+    const schema = lookupSchema(type, schemas(ctx, SENDGRID_SCHEMAS), index)
     if (!schema.ok) failures.push(schema.failure)
     else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, cleanupEvent(item, type === undefined ? undefined : ['event', type], ['timestamp'])))
   }

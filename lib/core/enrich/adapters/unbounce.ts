@@ -3,7 +3,7 @@
  * form with `page_id`, `page_name`, `variant`, `page_url` and `data.json`
  * (the submitted fields as JSON); `data.xml` is dropped, names are camelCased.
  */
-import { checkBody, cleanMessage, events, fail, FORM, formMap, inputData, notJson, parseForm, queryParams, unstructParams, type Webhook } from './common'
+import { checkBody, cleanMessage, events, fail, FORM, formMap, inputData, notJson, parseForm, queryParams, unstructParams, type Webhook, schemaUri } from './common'
 import { camelize, parseTree, type J } from './jtree'
 
 const TRACKER = 'com.unbounce-v1'
@@ -24,5 +24,5 @@ export const unbounce: Webhook = (p, ctx) => {
   if (!parsed.ok) return fail(notJson('data.json', dataJson, parsed.error))
   const event = new Map<string, J>([['data.json', parsed.value]])
   for (const [k, v] of body) if (k !== 'data.json' && k !== 'data.xml') event.set(k, v)
-  return events(p, [unstructParams(TRACKER, 'srv', queryParams(p), UNBOUNCE_SCHEMA, camelize(event))])
+  return events(p, [unstructParams(TRACKER, 'srv', queryParams(p), schemaUri(ctx, UNBOUNCE_SCHEMA), camelize(event))])
 }

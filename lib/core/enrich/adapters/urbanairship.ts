@@ -3,7 +3,7 @@
  * request, JSON without a content type; `type` picks the schema, `id`
  * becomes the event id (`eid`) and `occurred` the true timestamp (`ttm`).
  */
-import { events, fail, failAll, inputData, isoMillisOf, lookupSchema, notJson, queryParams, stringFieldProblem, unstructParams, type Failure, type Webhook } from './common'
+import { events, fail, failAll, inputData, isoMillisOf, lookupSchema, notJson, queryParams, stringFieldProblem, unstructParams, type Failure, type Webhook, schemas } from './common'
 import { at, parseTree, str } from './jtree'
 
 const TRACKER = 'com.urbanairship.connect-v1'
@@ -23,7 +23,7 @@ export const urbanairship: Webhook = (p, ctx) => {
     const problem = stringFieldProblem(at(event, field), field)
     if (problem !== undefined) failures.push(inputData(field, null, `could not extract '${field}': ${problem}`))
   }
-  const schema = lookupSchema(str(event, 'type'), URBANAIRSHIP_SCHEMAS)
+  const schema = lookupSchema(str(event, 'type'), schemas(ctx, URBANAIRSHIP_SCHEMAS))
   if (!schema.ok) failures.push(schema.failure)
   if (failures.length > 0 || !schema.ok) return failAll(failures)
   const occurred = str(event, 'occurred')!

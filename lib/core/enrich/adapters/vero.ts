@@ -3,7 +3,7 @@
  * schema (and is left out), `<type>_at` and `triggered_at` (seconds) become
  * date-times and `_tags` is renamed `tags` (in nested objects too).
  */
-import { cleanupEvent, events, fail, inputData, lookupSchema, notJson, queryParams, stringFieldProblem, unstructParams, type Webhook } from './common'
+import { cleanupEvent, events, fail, inputData, lookupSchema, notJson, queryParams, stringFieldProblem, unstructParams, type Webhook, schemas } from './common'
 import { at, isObj, parseTree, type J, type JObj } from './jtree'
 
 const TRACKER = 'com.getvero-v1'
@@ -28,7 +28,7 @@ export const vero: Webhook = (p, ctx) => {
   if (problem !== undefined || typeof typeValue !== 'string') return fail(inputData('type', null, `could not extract 'type': ${problem}`))
   const type = typeValue
   const event = renameTags(cleanupEvent(parsed.value, ['type', type], [`${type}_at`, 'triggered_at']))
-  const schema = lookupSchema(type, VERO_SCHEMAS)
+  const schema = lookupSchema(type, schemas(ctx, VERO_SCHEMAS))
   if (!schema.ok) return fail(schema.failure)
   return events(p, [unstructParams(TRACKER, 'srv', queryParams(p), schema.schema, event)])
 }
