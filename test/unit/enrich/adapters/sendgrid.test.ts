@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { SENDGRID_SCHEMAS } from '../../../../lib/core/enrich/adapters/sendgrid'
+import { adapt } from '../../../../lib/core/enrich/adapters'
+import { schemaOverrides } from '../../../../lib/core/enrich/adapters/schemas'
+import { resolver } from '../helpers'
 import { eventsOf, failures, oneEvent, run, ue, webhookPayload } from './helpers'
 import fx from './fixtures/sendgrid.json'
 
@@ -70,5 +73,14 @@ describe('SendGrid webhook (/com.sendgrid/v3)', () => {
     expect(failures(await run(sendgrid(JSON_TYPE, JSON.stringify([PROCESSED, noType]))))).toEqual([
       { actual: null, expectedMapping: SENDGRID_SCHEMAS, expectation: 'cannot determine event type: type parameter not provided at index 1' },
     ])
+  })
+
+  it('uses a configured schema in place of the default', async () => {
+    const o = schemaOverrides({ sendgrid: { processed: 'iglu:com.custom/processed/jsonschema/1-2-3' } })
+    if (!o.ok) throw new Error(o.errors.join())
+    const deferred = { ...PROCESSED, event: 'deferred', sg_event_id: 'jWmZXTZbtHTV2-S47asrww==', response: '400 try again later', attempt: '5' }
+    const all = eventsOf(await adapt(sendgrid(JSON_TYPE, JSON.stringify([PROCESSED, deferred])), { resolver, maxJsonDepth: 40, schemaOverrides: o.overrides }))
+    expect(all.map((e) => (e.ue_pr as any).data.schema)).toEqual(['iglu:com.custom/processed/jsonschema/1-2-3', 'iglu:com.sendgrid/deferred/jsonschema/3-0-0'])
+    expect((all[1]!.ue_pr as any).data.data).toMatchObject({ timestamp: '2015-11-03T11:20:15.000Z', response: '400 try again later', attempt: '5' })
   })
 })
