@@ -216,5 +216,8 @@ function parseIsoDateTime(text: string): { ok: true; ms: number } | { ok: false;
   const d = new Date(0)
   d.setUTCFullYear(fields.year!, fields.month! - 1, fields.day!)
   d.setUTCHours(fields.hour!, fields.minute!, fields.second!, fields.ms!)
-  return { ok: true, ms: d.getTime() - offsetMin * 60000 }
+  const ms = d.getTime() - offsetMin * 60000
+  // beyond what a date can hold (about ±275,000 years)
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return { ok: false, error: `Cannot parse "${text}": Value ${fields.year} for year must be in the range [-271821,275760]` }
+  return { ok: true, ms }
 }

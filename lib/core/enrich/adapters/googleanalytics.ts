@@ -64,6 +64,9 @@ export function roundHalfEven2(v: string): number | undefined {
   return Number.isFinite(n) ? (neg ? -n : n) : undefined
 }
 
+/** `obj[k]` when `k` is its own member (never an inherited one such as `constructor`). */
+const own = <T>(obj: Readonly<Record<string, T>>, k: string): T | undefined => (Object.prototype.hasOwnProperty.call(obj, k) ? obj[k] : undefined)
+
 const fields = (entries: Record<string, [string, Translate]>): Record<string, Field> =>
   Object.fromEntries(Object.entries(entries).map(([k, [name, translate]]) => [k, { name, translate }]))
 
@@ -202,7 +205,7 @@ function hit(line: string, ctx: AdapterContext): HitResult {
   for (const [k, v] of params) if (v !== null) values.set(k, v)
 
   const failures: Failure[] = []
-  const hitData = HITS[hitType]
+  const hitData = own(HITS, hitType)
   if (hitData === undefined) failures.push(inputData('t', hitType, 'no matching hit type'))
   const schemaOf = lookupSchema(hitType, schemas(ctx, GA_SCHEMAS))
   if (!schemaOf.ok) failures.push(schemaOf.failure)
@@ -231,7 +234,7 @@ function hit(line: string, ctx: AdapterContext): HitResult {
 
   const event: JObj = new Map()
   for (const [k, v] of values) {
-    const f = hitData.fields[k]
+    const f = own(hitData.fields, k)
     if (f === undefined) continue
     const t = f.translate(v)
     if (!t.ok) return { ok: false, failures: [inputData(f.name, v, t.error)] }
@@ -241,7 +244,7 @@ function hit(line: string, ctx: AdapterContext): HitResult {
   if (contexts.length > 0) out.set('co', `{"schema":"${CONTEXTS}","data":[${contexts.join(',')}]}`)
   const direct = directMappings(hitType)
   for (const [k, v] of params) {
-    const to = direct[k]
+    const to = own(direct, k)
     if (to !== undefined) out.set(to, v)
   }
   out.set('e', 'ue')
@@ -311,7 +314,7 @@ function compositeContexts(values: Map<string, string>): Composite {
   const translated = new Map<string, Map<string, J[]>>()
   for (const [field, vals] of grouped) {
     for (const d of COMPOSITE) {
-      const f = d.fields[field]
+      const f = own(d.fields, field)
       if (f === undefined) continue
       const out: J[] = []
       for (const v of vals) {

@@ -49,7 +49,8 @@ export function remoteAdapter(config: RemoteAdapterConfig, timeoutMs: number, po
   const url = config.url
   return async (p, ctx): Promise<AdapterResult> => {
     if (p.body === null || p.body === '') return fail(inputData('body', null, `empty body: not a valid remote adapter ${url} payload`))
-    const queryString: Record<string, string | null> = {}
+    // no prototype: a parameter named __proto__ is a parameter like any other
+    const queryString = Object.create(null) as Record<string, string | null>
     for (const [k, v] of p.querystring) queryString[k] = v
     const request = stringify({ contentType: p.contentType, queryString, headers: p.headers, body: p.body })
     const res = await post(url, request, timeoutMs)

@@ -172,7 +172,7 @@ export function schemaOverrides(doc: unknown, path = 'adaptersSchemas'): Overrid
   if (doc === undefined || doc === null) return { ok: true, overrides }
   if (!isObj(doc)) return { ok: false, errors: [`${path}: must be an object of adapter → { property: Iglu URI }`] }
   for (const [vendor, props] of Object.entries(doc)) {
-    const defaults = ADAPTER_SCHEMA_DEFAULTS[vendor]
+    const defaults = Object.prototype.hasOwnProperty.call(ADAPTER_SCHEMA_DEFAULTS, vendor) ? ADAPTER_SCHEMA_DEFAULTS[vendor] : undefined
     if (defaults === undefined) {
       errors.push(`${path}.${vendor}: unknown adapter (one of ${Object.keys(ADAPTER_SCHEMA_DEFAULTS).join(', ')})`)
       continue
@@ -182,7 +182,7 @@ export function schemaOverrides(doc: unknown, path = 'adaptersSchemas'): Overrid
       continue
     }
     for (const [prop, uri] of Object.entries(props)) {
-      const def = defaults[prop]
+      const def = Object.prototype.hasOwnProperty.call(defaults, prop) ? defaults[prop] : undefined
       if (def === undefined) {
         errors.push(`${path}.${vendor}.${prop}: unknown schema (one of ${Object.keys(defaults).join(', ')})`)
         continue

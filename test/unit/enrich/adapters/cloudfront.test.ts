@@ -59,6 +59,13 @@ describe('CloudFront access log adapter (/com.amazon.aws.cloudfront/wd_access_lo
     ])
   })
 
+  it('refuses a year beyond what a date can hold', async () => {
+    const far = fx.e1.line.replace('2013-10-07', '999999999-10-07')
+    expect(failures(await run(cloudfront(far)))).toEqual([
+      { field: 'dateTime', value: '999999999-10-07 23:35:30', expectation: 'could not convert access log timestamp: Cannot parse "999999999-10-07T23:35:30+00:00": Value 999999999 for year must be in the range [-271821,275760]' },
+    ])
+  })
+
   it('names a user agent that does not URL-decode', async () => {
     const body = fx.e1.line.split('\t').map((f, i) => (i === 10 ? 'Mozilla%zz' : f)).join('\t')
     expect(failures(await run(cloudfront(body)))).toEqual([

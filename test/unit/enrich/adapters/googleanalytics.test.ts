@@ -184,3 +184,15 @@ describe('Google Analytics measurement protocol (/com.google.analytics/v1)', () 
     expect(roundHalfEven2('x')).toBeUndefined()
   })
 })
+
+describe('Google Analytics: hostile parameter names', () => {
+  it('treats names of object members (constructor, __proto__, toString) as unknown parameters', async () => {
+    expect(failures(await run(ga('t=constructor')))).toEqual([
+      { field: 't', value: 'constructor', expectation: 'no matching hit type' },
+      { actual: 'constructor', expectedMapping: GA_SCHEMAS, expectation: 'no schema associated with the provided type parameter' },
+    ])
+    const [e] = eventsOf(await run(ga('t=pageview&dp=/&constructor=x&__proto__=y&toString=z&hasOwnProperty=1')))
+    expect(e!.ue_pr).toEqual(ue(s('page_view'), { documentPath: '/' }))
+    expect(Object.keys(e!)).not.toContain('constructor')
+  })
+})

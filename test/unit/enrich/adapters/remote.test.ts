@@ -77,6 +77,13 @@ describe('remote adapters', () => {
     ])
   })
 
+  it('passes every query string parameter on, __proto__ included', async () => {
+    seen.length = 0
+    const r = await run(payload('[{"a":1}]', [['p', 'mob'], ['__proto__', 'x'], ['aid', 'app']]))
+    expect(r.ok && Object.fromEntries(r.events[0]!.parameters)).toMatchObject({ p: 'mob', aid: 'app' })
+    expect((seen[0] as any).body.queryString).toEqual(JSON.parse('{"p":"mob","__proto__":"x","aid":"app"}'))
+  })
+
   it('refuses an empty or missing body without calling the service', async () => {
     for (const body of ['', null]) {
       expect(failures(await run(payload(body)))).toEqual([{ field: 'body', value: null, expectation: `empty body: not a valid remote adapter ${base}/adapter payload` }])

@@ -57,6 +57,10 @@ describe("the webhook adapters' schemas", () => {
     const ok = validateConfig({ ...base, adaptersSchemas: { mandrill: { message_opened: 'iglu:com.mandrill/message_opened/jsonschema/1-0-4', message_sent: MANDRILL_SCHEMAS.send } } })
     if (!ok.ok) throw new Error(ok.errors.join('\n'))
     expect(ok.config.adaptersSchemas).toEqual({ [MANDRILL_SCHEMAS.open!]: 'iglu:com.mandrill/message_opened/jsonschema/1-0-4' })
+    expect(schemaOverrides({ constructor: { name: 'iglu:a/b/jsonschema/1-0-0' }, mandrill: { toString: 'iglu:a/b/jsonschema/1-0-0' } })).toMatchObject({
+      ok: false,
+      errors: [expect.stringMatching(/^adaptersSchemas\.constructor: unknown adapter/), expect.stringMatching(/^adaptersSchemas\.mandrill\.toString: unknown schema/)],
+    })
     const bad = validateConfig({ ...base, adaptersSchemas: { mandril: {}, mandrill: { opened: 'x', message_sent: 'not a uri' } } })
     expect(!bad.ok && bad.errors).toEqual([
       expect.stringMatching(/^adaptersSchemas\.mandril: unknown adapter \(one of callrail, cloudfrontAccessLog, googleAnalytics, /),
