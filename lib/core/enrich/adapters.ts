@@ -1,7 +1,9 @@
 /**
  * Adapters: one collector payload → raw events (tracker-protocol parameter
  * maps), or the failures that become `tracker_protocol_violations` (tp2 and
- * redirects) or `adapter_failures` (everything else) bad rows.
+ * redirects) or `adapter_failures` (everything else) bad rows. The tracker
+ * protocol, redirects and the Iglu webhook are here; the vendors' webhooks
+ * are in `adapters/` (by `vendor/version`), then the configured remote adapters.
  */
 import type { Resolver } from '../iglu/resolver'
 import { toIgluUri, type SchemaKey } from '../iglu/keys'
