@@ -48,8 +48,8 @@ export function roundHalfEven2(v: string): number | undefined {
   if (Math.abs(exp) > 400) return undefined
   // digits × 10^(scale) with scale = exp - frac.length
   let digits = BigInt((intPart || '0') + frac)
-  let scale = exp - frac.length
-  // bring to scale -2
+  const scale = exp - frac.length
+  // digits × 10^scale as hundredths
   if (scale >= -2) {
     digits *= 10n ** BigInt(scale + 2)
   } else {
@@ -59,7 +59,6 @@ export function roundHalfEven2(v: string): number | undefined {
     const twice = r * 2n
     digits = twice > div || (twice === div && q % 2n === 1n) ? q + 1n : q
   }
-  scale = -2
   const n = Number(digits) / 100
   return Number.isFinite(n) ? (neg ? -n : n) : undefined
 }
