@@ -25,6 +25,7 @@ import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-
 import { deploymentResolver } from './resolver'
 import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
 import { DynamoEventSpecSource } from './event-spec-source'
+import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 type OutputKind = Output['kind']
 
@@ -106,6 +107,8 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     emitFailed: sinks.incomplete !== undefined,
     emitPii: sinks.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
+    remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
+    schemaOverrides: new Map(Object.entries(config.adaptersSchemas)),
   })
   const metrics = new Metrics()
   const stdout = config.monitoring.metrics.stdout

@@ -22,6 +22,7 @@ import { HttpRepository } from '../core/iglu/repositories'
 import type { Resolver } from '../core/iglu/resolver'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
+import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 const USAGE = 'enrich --config <file.hocon> [--enrichments <dir>] [--registry <registryUrl> [--apikey <key>]]'
 
@@ -134,6 +135,8 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
     emitFailed: config.output.incomplete !== undefined,
     emitPii: config.output.pii !== undefined,
     maxJsonDepth: config.maxJsonDepth,
+    remoteAdapters: remoteAdapters(config.remoteAdapters.configs),
+    schemaOverrides: new Map(Object.entries(config.adaptersSchemas)),
   })
   const sinks = {
     good: new RotatingFile(config.output.good),

@@ -1,7 +1,9 @@
 /**
  * Adapters: one collector payload → raw events (tracker-protocol parameter
  * maps), or the failures that become `tracker_protocol_violations` (tp2 and
- * redirects) or `adapter_failures` (everything else) bad rows.
+ * redirects) or `adapter_failures` (everything else) bad rows. The tracker
+ * protocol, redirects and the Iglu webhook are here; the vendors' webhooks
+ * are in `adapters/` (by `vendor/version`), then the configured remote adapters.
  */
 import type { Resolver } from '../iglu/resolver'
 import { toIgluUri, type SchemaKey } from '../iglu/keys'
@@ -11,6 +13,7 @@ import { asSelfDescribing, matchesCriterion, validateCached, validateData, type 
 import { compactJson, memberSpan, parseJson, quote, Raw, stringify } from './json'
 import type { LoadedPayload } from './payload'
 import { toParamMap, splitQuery, checkQuery } from './querystring'
+import { WEBHOOKS } from './adapters/index'
 
 export type Params = Map<string, string | null>
 
@@ -49,10 +52,11 @@ class FieldsEvent implements RawEvent {
 
 export type AdapterMessage =
   | { readonly field: string; readonly value: string | null; readonly expectation: string }
-  | { readonly field: string; readonly value: string; readonly error: string }
+  | { readonly field: string; readonly value: string | null; readonly error: string }
   | { readonly json: Raw; readonly error: IgluParseCode }
   | { readonly schemaKey: string; readonly error: ClientError }
   | { readonly schemaKey: string; readonly schemaCriterion: string }
+  | { readonly actual: string | null; readonly expectedMapping: Readonly<Record<string, string>>; readonly expectation: string }
 
 export type AdapterResult =
   | { ok: true; events: RawEvent[] }
@@ -73,6 +77,10 @@ export interface AdapterContext {
   readonly maxJsonDepth: number
   /** When cached schemas are judged fresh at (epoch ms, the resolver's clock); default: now. */
   readonly now?: number
+  /** Configured replacements of the webhook adapters' default schemas (default URI → URI). */
+  readonly schemaOverrides?: ReadonlyMap<string, string>
+  /** Adapters served over HTTP, by `vendor/version`. */
+  readonly remoteAdapters?: ReadonlyMap<string, (p: LoadedPayload, ctx: AdapterContext) => AdapterResult | Promise<AdapterResult>>
 }
 
 /** Picks the adapter by (vendor, version). */
@@ -86,6 +94,8 @@ export function adaptPayload(p: LoadedPayload, ctx: AdapterContext): AdapterResu
   if (p.vendor === 'com.snowplowanalytics.snowplow' && p.version === 'tp2') return tp2(p, ctx)
   if (p.vendor === 'r' && p.version === 'tp2') return redirect(p)
   if (p.vendor === 'com.snowplowanalytics.iglu' && p.version === 'v1') return iglu(p, ctx)
+  const webhook = WEBHOOKS.get(`${p.vendor}/${p.version}`) ?? ctx.remoteAdapters?.get(`${p.vendor}/${p.version}`)
+  if (webhook !== undefined) return webhook(p, ctx)
   return { ok: false, badRow: 'adapter_failures', messages: [input('vendor/version', `${p.vendor}/${p.version}`, 'vendor/version combination is not supported')] }
 }
 

@@ -5,6 +5,8 @@
  * keys and wrong types are errors naming the key.
  */
 import { DEFAULT_FIELD_LIMITS, isFieldName } from './fields'
+import { WEBHOOKS } from './adapters/index'
+import { schemaOverrides } from './adapters/schemas'
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 
@@ -75,6 +77,16 @@ export interface CommonConfig {
   readonly featureFlags: { readonly acceptInvalid: boolean; readonly legacyEnrichmentOrder: boolean; readonly exitOnJsCompileError: boolean }
   readonly validation: { readonly atomicFieldsLimits: Readonly<Record<string, number>> }
   readonly maxJsonDepth: number
+  /** Webhooks served by HTTP services (none unless configured). */
+  readonly remoteAdapters: RemoteAdaptersConfig
+  /** `adaptersSchemas`: the webhook adapters' schemas replaced, default URI → configured URI. */
+  readonly adaptersSchemas: Readonly<Record<string, string>>
+}
+
+export interface RemoteAdaptersConfig {
+  /** Longest wait for one remote adapter's answer (connection and reading), in ms. */
+  readonly timeoutMs: number
+  readonly configs: readonly { readonly vendor: string; readonly version: string; readonly url: string; readonly timeoutMs: number }[]
 }
 
 export type EnrichConfig =
@@ -240,6 +252,60 @@ class Reader {
   }
 }
 
+const BUILT_IN_PATHS = new Set(['com.snowplowanalytics.snowplow/tp1', 'com.snowplowanalytics.snowplow/tp2', 'r/tp2', 'com.snowplowanalytics.iglu/v1', ...WEBHOOKS.keys()])
+
+/**
+ * `remoteAdapters { connectionTimeout, readTimeout, configs: [{ vendor, version, url, timeout? }] }`:
+ * each `vendor/version` (the collector path) handled by the HTTP service at `url`.
+ */
+function readRemoteAdapters(r: Reader): RemoteAdaptersConfig {
+  r.object('remoteAdapters')
+  const connection = r.duration('remoteAdapters.connectionTimeout', 10_000)!
+  const read = r.duration('remoteAdapters.readTimeout', 45_000)!
+  r.int('remoteAdapters.maxConnections', 10, 1)
+  const timeoutMs = connection + read
+  const list = r.take('remoteAdapters.configs')
+  const configs: { vendor: string; version: string; url: string; timeoutMs: number }[] = []
+  if (list === undefined) return { timeoutMs, configs }
+  if (!Array.isArray(list)) {
+    r.errors.push(`remoteAdapters.configs: must be a list of { vendor, version, url }, got ${JSON.stringify(list)}`)
+    return { timeoutMs, configs }
+  }
+  const seen = new Set<string>()
+  list.forEach((c: unknown, i) => {
+    const at = `remoteAdapters.configs[${i}]`
+    if (!isObj(c)) {
+      r.errors.push(`${at}: must be an object { vendor, version, url }, got ${JSON.stringify(c)}`)
+      return
+    }
+    for (const k of Object.keys(c)) if (!['vendor', 'version', 'url', 'timeout'].includes(k)) r.errors.push(`${at}.${k}: unknown key (expected vendor, version, url, timeout)`)
+    const text = (k: string, re: RegExp, what: string): string | undefined => {
+      const v = c[k]
+      if (typeof v !== 'string' || !re.test(v)) {
+        r.errors.push(`${at}.${k}: must be ${what}, got ${JSON.stringify(v)}`)
+        return undefined
+      }
+      return v
+    }
+    const vendor = text('vendor', /^[^/\s]+$/, 'the first segment of the collector path (no "/" or spaces)')
+    const version = text('version', /^[^/\s]+$/, 'the second segment of the collector path (no "/" or spaces)')
+    const url = text('url', /^https?:\/\/[^\s]+$/, 'an http:// or https:// URL')
+    let ms = timeoutMs
+    if (c.timeout !== undefined) {
+      const d = parseDuration(c.timeout)
+      if (d === undefined || d <= 0) r.errors.push(`${at}.timeout: must be a duration such as "5 seconds", got ${JSON.stringify(c.timeout)}`)
+      else ms = d
+    }
+    if (vendor === undefined || version === undefined || url === undefined) return
+    const key = `${vendor}/${version}`
+    if (BUILT_IN_PATHS.has(key)) r.errors.push(`${at}: ${key} is served by a built-in adapter; a remote adapter needs another vendor/version`)
+    else if (seen.has(key)) r.errors.push(`${at}: ${key} is configured twice`)
+    seen.add(key)
+    configs.push({ vendor, version, url, timeoutMs: ms })
+  })
+  return { timeoutMs, configs }
+}
+
 export interface ValidateOptions {
   /** Environment (licence variable). */
   readonly env?: Readonly<Record<string, string | undefined>>
@@ -313,6 +379,10 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     }
   }
   const maxJsonDepth = r.int('maxJsonDepth', 50, 1, 10_000)
+  const remoteAdapters = readRemoteAdapters(r)
+  const overrides = schemaOverrides(r.take('adaptersSchemas'))
+  if (!overrides.ok) r.errors.push(...overrides.errors)
+  const adaptersSchemas = overrides.ok ? Object.fromEntries(overrides.overrides) : {}
   const common: CommonConfig = {
     concurrency,
     assetsUpdatePeriodMs,
@@ -321,6 +391,8 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     featureFlags,
     validation: { atomicFieldsLimits },
     maxJsonDepth,
+    remoteAdapters,
+    adaptersSchemas,
   }
 
   // Input and outputs.

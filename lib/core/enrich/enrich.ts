@@ -4,7 +4,7 @@
  * resolver; the processing time and event ids are parameters.
  */
 import type { Resolver } from '../iglu/resolver'
-import { adaptPayload, type AdapterResult, type RawEvent } from './adapters'
+import { adaptPayload, type AdapterContext, type AdapterResult, type RawEvent } from './adapters'
 import {
   adapterBadRow,
   cpFormatViolation,
@@ -40,6 +40,10 @@ export interface EnrichSettings {
   /** Largest record each output takes, in bytes (UTF-8). */
   readonly maxRecordBytes?: { readonly good?: number; readonly bad?: number; readonly incomplete?: number; readonly pii?: number }
   readonly maxBytesSinglePayload?: number
+  /** Webhooks served by HTTP services, by `vendor/version`. */
+  readonly remoteAdapters?: AdapterContext['remoteAdapters']
+  /** The webhook adapters' schemas replaced (default URI → configured URI; enrich config `adaptersSchemas`). */
+  readonly schemaOverrides?: AdapterContext['schemaOverrides']
 }
 
 /** Per batch: the processing time and the event-id source. */
@@ -115,7 +119,7 @@ export class Enricher {
    * Cached schemas are judged fresh at the time the record being enriched
    * started (one clock reading per record, not per lookup).
    */
-  private readonly adapterContext: { readonly resolver: Resolver; readonly maxJsonDepth: number; now: number }
+  private readonly adapterContext: { readonly resolver: Resolver; readonly maxJsonDepth: number; now: number; readonly remoteAdapters: AdapterContext['remoteAdapters']; readonly schemaOverrides: AdapterContext['schemaOverrides'] }
 
   constructor(readonly settings: EnrichSettings) {
     this.steps = stepOrder(settings.enrichments ?? [])
@@ -126,7 +130,7 @@ export class Enricher {
     this.limitLengths = Float64Array.from(entries, ([, limit]) => limit)
     this.limitNames = entries.map(([name]) => name)
     this.vEtl = `${settings.processor.artifact}-${settings.processor.version}`
-    this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50, now: 0 }
+    this.adapterContext = { resolver: settings.resolver, maxJsonDepth: settings.maxJsonDepth ?? 50, now: 0, remoteAdapters: settings.remoteAdapters, schemaOverrides: settings.schemaOverrides }
   }
 
   /**

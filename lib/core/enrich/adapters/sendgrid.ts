@@ -1,0 +1,49 @@
+/**
+ * SendGrid (`/com.sendgrid/v3`): the Event Webhook's JSON array of email
+ * events; each `event` picks its schema (and is left out), `timestamp`
+ * (seconds) becomes a date-time. Events repeating an `sg_event_id` are kept
+ * once (the last one), as are events without one.
+ */
+import { cleanupEvent, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
+import { parseTree, str, type J } from './jtree'
+
+const TRACKER = 'com.sendgrid-v3'
+const JSON_TYPE = 'application/json'
+
+export const SENDGRID_SCHEMAS: Readonly<Record<string, string>> = {
+  processed: 'iglu:com.sendgrid/processed/jsonschema/3-0-0',
+  dropped: 'iglu:com.sendgrid/dropped/jsonschema/3-0-0',
+  delivered: 'iglu:com.sendgrid/delivered/jsonschema/3-0-0',
+  deferred: 'iglu:com.sendgrid/deferred/jsonschema/3-0-0',
+  bounce: 'iglu:com.sendgrid/bounce/jsonschema/3-0-0',
+  open: 'iglu:com.sendgrid/open/jsonschema/3-0-0',
+  click: 'iglu:com.sendgrid/click/jsonschema/3-0-0',
+  spamreport: 'iglu:com.sendgrid/spamreport/jsonschema/3-0-0',
+  unsubscribe: 'iglu:com.sendgrid/unsubscribe/jsonschema/3-0-0',
+  group_unsubscribe: 'iglu:com.sendgrid/group_unsubscribe/jsonschema/3-0-0',
+  group_resubscribe: 'iglu:com.sendgrid/group_resubscribe/jsonschema/3-0-0',
+}
+
+export const sendgrid: Webhook = (p, ctx) => {
+  if (p.body === null) return fail(inputData('body', null, 'empty body: no events to process'))
+  if (p.contentType === null) return fail(inputData('contentType', null, `no content type: expected ${JSON_TYPE}`))
+  if (!p.contentType.includes(JSON_TYPE)) return fail(inputData('contentType', p.contentType, `expected ${JSON_TYPE}`))
+  const body = p.body
+  const parsed = parseTree(body, ctx.maxJsonDepth)
+  if (!parsed.ok) return fail(notJson('body', body, parsed.error))
+  if (!Array.isArray(parsed.value)) return fail(inputData('body', body, 'body is not a json array'))
+  // one event per sg_event_id (events without one count as one id)
+  const byId = new Map<string | undefined, [J, number]>()
+  parsed.value.forEach((item, index) => byId.set(str(item, 'sg_event_id'), [item, index]))
+  const qs = queryParams(p)
+  const out: Params[] = []
+  const failures: Failure[] = []
+  for (const [item, index] of byId.values()) {
+    const type = str(item, 'event')
+    const schema = lookupSchema(type, schemas(ctx, SENDGRID_SCHEMAS), index)
+    if (!schema.ok) failures.push(schema.failure)
+    else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, cleanupEvent(item, type === undefined ? undefined : ['event', type], ['timestamp'])))
+  }
+  if (failures.length > 0) return failAll(failures)
+  return events(p, out)
+}
