@@ -13,6 +13,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
 import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
+import { API_URL_OUTPUT } from './outputs'
+import { addLocationOutputs } from './stack-outputs'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
@@ -215,6 +217,7 @@ export class FloeAppStack extends Stack {
       })
       fns.enrich.node.addDependency(deployment)
     }
-    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
+    new CfnOutput(this, API_URL_OUTPUT, { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
+    addLocationOutputs(this, props.data)
   }
 }
