@@ -6,7 +6,7 @@ import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-ap
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
-import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
 import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
@@ -15,6 +15,7 @@ import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
 import { API_URL_OUTPUT } from './outputs'
 import { addLocationOutputs } from './stack-outputs'
+import { streamTriggerSource } from './stream-source'
 import type { Construct } from 'constructs'
 import { FloeFunction, type DataResources } from './function'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
@@ -190,7 +191,7 @@ export class FloeAppStack extends Stack {
       // A function that cannot run gets a disabled mapping: records wait in the stream.
       if (disabledReason) Annotations.of(fn).addWarningV2('floe:triggerDisabled', `The ${t.function} trigger on ${t.stream} is created disabled: ${disabledReason}`)
       fn.addEventSource(
-        new KinesisEventSource(props.data.streams[t.stream], {
+        streamTriggerSource(this, t, props.data.streams[t.stream], {
           startingPosition: CdkStartingPosition[s.startingPosition],
           batchSize: s.batchSize,
           maxBatchingWindow: Duration.seconds(s.maxBatchingWindowSeconds),
