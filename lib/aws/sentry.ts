@@ -24,6 +24,8 @@ export function sentryTracker(o: SentryOptions): ErrorTracker {
     release: o.release,
     serverName: o.serverName,
     sendClientReports: false,
+    // nothing in the process is instrumented: no module hooks
+    enableRuntimeChannelInjection: false,
   })
   client.init()
   const scope = new Scope()
