@@ -188,7 +188,12 @@ async function follow(kinesis: KinesisClient, streamName: string, opts: TailOpti
       if (!c.iterator) {
         // The shard closed (resharding): its children carry on from their start.
         c.done = true
-        for (const child of res.ChildShards ?? []) if (child.ShardId && !cursors.has(child.ShardId)) await open(child.ShardId, 'TRIM_HORIZON')
+        let children = (res.ChildShards ?? []).map((x) => x.ShardId!).filter(Boolean)
+        if (children.length === 0) {
+          // not every Kinesis implementation names the children: find them in the shard list
+          children = (await listShards(kinesis, streamName)).filter((x) => x.ParentShardId === shardId || x.AdjacentParentShardId === shardId).map((x) => x.ShardId!)
+        }
+        for (const child of children) if (!cursors.has(child)) await open(child, 'TRIM_HORIZON')
       }
     }
     if ([...cursors.values()].every((c) => c.done)) return 0
