@@ -5,11 +5,15 @@
  * settings a Lambda trigger has no use for are warned about at start.
  */
 import { CreateStreamCommand, waitUntilStreamExists, type KinesisClient } from '@aws-sdk/client-kinesis'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, processBatch } from '../../../lib/aws/enrich-kinesis'
+import { runEnrich } from '../../../lib/cli/enrich'
 import { KINESIS_INPUT_NOTICES, validateConfig } from '../../../lib/core/enrich/config'
 import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
 import { tp2 } from '../../unit/enrich/helpers'
@@ -125,6 +129,31 @@ describe('monitoring.sentry.dsn', () => {
     expect(event.exception.values[0]).toMatchObject({ type: 'KinesisWriteError', value: expect.stringContaining(`Could not write 2 of 2 record(s) to Kinesis stream '${names.good}'`) })
     expect(event.tags).toEqual({ team: 'data', shard: '3', stream: names.good, records: '2' })
     expect(event).toMatchObject({ release: 'floe-enrich-0.1.0', server_name: 'floe-enrich' })
+  })
+
+  it('floe enrich (file-based) reports the error that stops a run, and warns that concurrency.sink has no effect there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-sentry-'))
+    try {
+      mkdirSync(join(dir, 'in'))
+      writeFileSync(join(dir, 'in', 'p1'), tp2('e=pv&p=web&tv=js-3&aid=file'))
+      writeFileSync(join(dir, 'good'), 'already here')
+      const cfg = join(dir, 'enrich.hocon')
+      writeFileSync(cfg, `license.accept = true
+concurrency.sink = 2
+monitoring.sentry { dsn = "${dsn}", tags { run = nightly } }
+input { type = FileSystem, dir = "${join(dir, 'in')}" }
+output { good { type = FileSystem, file = "${join(dir, 'good')}" }, bad { type = FileSystem, file = "${join(dir, 'bad')}" } }`)
+      const before = received.length
+      const lines: string[] = []
+      await expect(runEnrich(['--config', cfg], { out: (l) => lines.push(l), env: { FLOE_IGLU_CENTRAL_URL: '' } })).rejects.toThrow(/output file .*good already exists/)
+      expect(lines[0]).toBe('warning: concurrency.sink has no effect here: the file outputs are written by one writer each, in order; there are no concurrent writes to bound')
+      expect(received).toHaveLength(before + 1)
+      const event = received.at(-1)!.items.find((i) => i.header.type === 'event')!.body
+      expect(event.exception.values[0].value).toMatch(/output file .*good already exists/)
+      expect(event.tags).toEqual({ run: 'nightly' })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('sends nothing when no error happened, and nothing without a DSN', async () => {
