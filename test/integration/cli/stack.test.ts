@@ -116,25 +116,32 @@ describe('commands on a deployed stack (--stack)', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'Super API key changed.\n' })
     const api = `${stack.current.url}/registry-server/api`
     expect((await call(`${api}/auth/keygen`, 'POST', { headers: { apikey: next }, body: { vendorPrefix: 'com.acme' } })).status).toBe(200)
-    const wrong = await floe(['registry', 'superkey', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ...onStack])
+    const [wrong, keygen] = await Promise.all([
+      floe(['registry', 'superkey', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ...onStack]),
+      floe(['registry', 'keygen', 'com.example', next, ...onStack]),
+    ])
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toMatch(/^changing the super API key failed: HTTP 40[13]/)
+    expect(keygen.stderr).toBe('')
+    expect(keygen.stdout).toMatch(/^Read key: +[0-9a-f-]{36}\nWrite key: +[0-9a-f-]{36}\n$/)
   })
 
   it('names what is wrong with the stack: unknown, not the app stack, missing outputs', async () => {
-    const missing = await floe(['org', 'create', '--name', 'x', '--stack', 'Nope', '--region', 'us-east-1'])
+    const [missing, data, old, noRegion, local] = await Promise.all([
+      floe(['org', 'create', '--name', 'x', '--stack', 'Nope', '--region', 'us-east-1']),
+      floe(['tail', 'raw', '--stack', 'FloeData', '--region', 'us-east-1']),
+      floe(['apikey', 'revoke', 'k', '--stack', 'FloeOld', '--region', 'us-east-1']),
+      floe(['org', 'create', '--name', 'x', '--stack', 'FloeApp']),
+      floe(['org', 'create', '--name', 'x', '--region', 'us-east-1']),
+    ])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toBe("floe org create: no stack 'Nope' found: Stack with id Nope does not exist (check --stack, --region and --profile)\n")
-    const data = await floe(['tail', 'raw', '--stack', 'FloeData', '--region', 'us-east-1'])
     expect(data.code).toBe(2)
     expect(data.stderr).toMatch(/^floe tail: stack 'FloeData' \(CREATE_COMPLETE\) has no outputs ApiUrl, EventSpecsTableName, .* and \d+ more: name the app stack of a Floe deployment/)
-    const old = await floe(['apikey', 'revoke', 'k', '--stack', 'FloeOld', '--region', 'us-east-1'])
     expect(old.code).toBe(2)
     expect(old.stderr).toContain("stack 'FloeOld' (UPDATE_COMPLETE) has no output ApiKeysTableName:")
-    const noRegion = await floe(['org', 'create', '--name', 'x', '--stack', 'FloeApp'])
     expect(noRegion.code).toBe(2)
     expect(noRegion.stderr).toBe("floe org create: no AWS region for stack 'FloeApp': pass --region or set AWS_REGION\n")
-    const local = await floe(['org', 'create', '--name', 'x', '--region', 'us-east-1'])
     expect(local.code).toBe(2)
     expect(local.stderr).toContain('--region goes with --stack <name>')
   })

@@ -11,13 +11,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRuntime, processBatch } from '../../../lib/aws/enrich-kinesis'
 import { runEnrich } from '../../../lib/cli/enrich'
 import { KINESIS_INPUT_NOTICES, validateConfig } from '../../../lib/core/enrich/config'
 import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
 import { tp2 } from '../../unit/enrich/helpers'
-import { testClients, uniquePrefix } from '../../support/stack'
+import { envVar } from '../../../lib/infra/resources'
+import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 import { readTexts } from '../../support/streams'
 
 const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
@@ -153,6 +154,25 @@ output { good { type = FileSystem, file = "${join(dir, 'good')}" }, bad { type =
       expect(event.tags).toEqual({ run: 'nightly' })
     } finally {
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('the enrich function reports enrichments that fail to load at start, before the invocation fails', async () => {
+    const doc = { license: { accept: true }, monitoring: { sentry: { dsn } }, input: { streamName: 'raw' }, output: { good: { streamName: 'good' }, incomplete: { streamName: 'incomplete' }, bad: { streamName: 'bad' } } }
+    vi.stubEnv('FLOE_ENRICH_CONFIG_JSON', JSON.stringify(doc))
+    vi.stubEnv('FLOE_LOCAL_ENDPOINTS', JSON.stringify(sharedEndpoints()))
+    vi.stubEnv(envVar('bucket', 'assets'), uniquePrefix('missing-bucket'))
+    vi.stubEnv('FLOE_IGLU_CENTRAL_URL', '')
+    try {
+      const before = received.length
+      const { handler } = await import('../../../functions/enrich/handler')
+      await expect(handler({ Records: [] })).rejects.toThrow(/bucket/i)
+      expect(received).toHaveLength(before + 1)
+      const event = received.at(-1)!.items.find((i) => i.header.type === 'event')!.body
+      expect(event.tags).toEqual({ phase: 'start' })
+      expect(event.exception.values[0].value).toMatch(/bucket/i)
+    } finally {
+      vi.unstubAllEnvs()
     }
   })
 
