@@ -112,7 +112,7 @@ function describeFailure(err: unknown, stack: string): UsageError | undefined {
   }
   if (/Region is missing|Region not accepted/i.test(message)) return new UsageError(`no AWS region for stack '${stack}': pass --region or set AWS_REGION`)
   if (name === 'AccessDenied' || name === 'AccessDeniedException' || /not authorized to perform/.test(message)) {
-    return new UsageError(`access denied reading stack '${stack}': ${message}`)
+    return new UsageError(`access denied (stack '${stack}'): ${message}`)
   }
   if (name === 'UnrecognizedClientException' || name === 'InvalidClientTokenId' || name === 'ExpiredToken' || name === 'ExpiredTokenException') {
     return new UsageError(`the AWS credentials were refused (${name}): ${message}`)
@@ -122,7 +122,9 @@ function describeFailure(err: unknown, stack: string): UsageError | undefined {
 
 /** The deployment named by `--stack`, from its CloudFormation outputs. */
 export async function stackTarget(o: TargetOptions & { stack: string }): Promise<Target> {
-  const config = { ...(o.region ? { region: o.region } : {}), ...(o.profile ? { profile: o.profile } : {}) }
+  // a stack id names its region
+  const region = o.region ?? /^arn:aws[a-z-]*:cloudformation:([a-z0-9-]+):/.exec(o.stack)?.[1]
+  const config = { ...(region ? { region } : {}), ...(o.profile ? { profile: o.profile } : {}) }
   const cfn = new CloudFormationClient(config)
   let outputs: Record<string, string>
   let status: string | undefined

@@ -63,7 +63,8 @@ export async function startCloudFormationServer(stacks: readonly FakeStack[]): P
         res.end(body)
       }
       if (r.action !== 'DescribeStacks') return send(400, errorXml('InvalidAction', `Could not find operation ${r.action}`))
-      const s = stacks.find((x) => x.name === r.stackName)
+      // by name, or by stack id (arn:…:stack/<name>/<uuid>)
+      const s = stacks.find((x) => x.name === r.stackName || (r.stackName ?? '').includes(`:stack/${x.name}/`))
       if (!s) return send(400, errorXml('ValidationError', `Stack with id ${r.stackName} does not exist`))
       send(200, describeXml(s))
     })

@@ -116,10 +116,15 @@ describe('commands on a deployed stack (--stack)', () => {
     expect(r).toMatchObject({ code: 0, stdout: 'Super API key changed.\n' })
     const api = `${stack.current.url}/registry-server/api`
     expect((await call(`${api}/auth/keygen`, 'POST', { headers: { apikey: next }, body: { vendorPrefix: 'com.acme' } })).status).toBe(200)
-    const [wrong, keygen] = await Promise.all([
+    const arn = 'arn:aws:cloudformation:eu-north-1:000000000000:stack/FloeApp/6d0c1f2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f'
+    const [wrong, keygen, byId] = await Promise.all([
       floe(['registry', 'superkey', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ...onStack]),
       floe(['registry', 'keygen', 'com.example', next, ...onStack]),
+      // a stack id names its region
+      floe(['registry', 'keygen', 'com.example.two', next, '--stack', arn]),
     ])
+    expect(byId.stderr).toBe('')
+    expect(cfn.requests).toContainEqual({ action: 'DescribeStacks', stackName: arn, accessKeyId: 'ENVKEY', region: 'eu-north-1' })
     expect(wrong.code).toBe(1)
     expect(wrong.stderr).toMatch(/^changing the super API key failed: HTTP 40[13]/)
     expect(keygen.stderr).toBe('')
