@@ -418,6 +418,9 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     const notices = Object.entries(KINESIS_INPUT_NOTICES)
       .filter(([key]) => r.has(key))
       .map(([key, reason]) => ({ key, reason }))
+    if (ts !== undefined && ip !== 'AT_TIMESTAMP') {
+      notices.push({ key: 'input.initialPosition.timestamp', reason: `it is where an AT_TIMESTAMP start begins, and input.initialPosition.type is ${ip}` })
+    }
     result = { ...common, notices, variant: 'kinesis', input, output }
   }
   for (const k of r.unknown()) r.errors.push(`${k}: unknown parameter`)

@@ -39,13 +39,17 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
   const c = v.config
   if (c.variant !== 'kinesis') throw new Error(`${where}: the deployment runs the shard-stream (Kinesis) variant; input.type FileSystem is for 'floe enrich --config'`)
   if (c.input.streamName !== 'raw') throw new Error(`${where}: input.streamName must be "raw" (the declared raw stream the enrich trigger reads), got "${c.input.streamName}"`)
+  const at = c.input.initialPosition.type === 'AT_TIMESTAMP' ? Date.parse(c.input.initialPosition.timestamp!) : undefined
+  if (at !== undefined && at > Date.now()) {
+    throw new Error(`${where}: input.initialPosition.timestamp ${c.input.initialPosition.timestamp} is in the future; a stream trigger can start only at a time already past`)
+  }
   const licensed = validateConfig(d.doc, { env })
   const value: EnrichDeployment = {
     disabledReason: !licensed.ok && licensed.errors.includes(LICENSE_MESSAGE) ? LICENSE_MESSAGE : undefined,
     environment: { [CONFIG_JSON_ENV]: JSON.stringify(d.doc) },
     batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
     startingPosition: c.input.initialPosition.type,
-    ...(c.input.initialPosition.type === 'AT_TIMESTAMP' ? { startingPositionTimestamp: Date.parse(c.input.initialPosition.timestamp!) / 1000 } : {}),
+    ...(at !== undefined ? { startingPositionTimestamp: at / 1000 } : {}),
     enhancedFanOut: c.input.retrievalMode.type === 'FanOut',
   }
   cache = { key, value }

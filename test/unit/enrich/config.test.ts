@@ -94,6 +94,8 @@ describe('enrich configuration', () => {
     if (!r.ok) throw new Error(JSON.stringify(r))
     expect(r.config.notices.map((n) => n.key)).toEqual(['input.region', 'input.bufferSize'])
     expect(r.config.concurrency.sink).toBe(4)
+    const stray = await parse(`${minimal}, input.initialPosition { type = LATEST, timestamp = "2026-01-01T00:00:00Z" }`)
+    expect(stray.ok && stray.config.notices).toEqual([{ key: 'input.initialPosition.timestamp', reason: 'it is where an AT_TIMESTAMP start begins, and input.initialPosition.type is LATEST' }])
     const plain = await parse(minimal)
     expect(plain.ok && plain.config.notices).toEqual([])
     const file = await parse(`input { type = FileSystem, dir = /in }, output { good { type = FileSystem, file = /g }, bad { type = FileSystem, file = /b } }, concurrency.sink = 2`)

@@ -48,10 +48,14 @@ describe('enrich stream trigger from the configuration', () => {
     expect(mapping.Properties).toMatchObject({ StartingPosition: 'AT_TIMESTAMP', StartingPositionTimestamp: 1793529000 })
   })
 
-  it('an AT_TIMESTAMP without a valid timestamp is refused, naming the key', () => {
+  it('an AT_TIMESTAMP without a valid past timestamp is refused, naming the key', () => {
     expect(() => enrichDeployment({ FLOE_ENRICH_CONFIG: config('no-ts', 'initialPosition { type = "AT_TIMESTAMP" }') })).toThrow(/input\.initialPosition\.timestamp: required/)
     expect(() => enrichDeployment({ FLOE_ENRICH_CONFIG: config('bad-ts', 'initialPosition { type = "AT_TIMESTAMP", timestamp = "yesterday" }') })).toThrow(
       /input\.initialPosition\.timestamp: must be an ISO 8601 timestamp/,
+    )
+    const future = new Date(Date.now() + 86_400_000).toISOString()
+    expect(() => enrichDeployment({ FLOE_ENRICH_CONFIG: config('future-ts', `initialPosition { type = "AT_TIMESTAMP", timestamp = "${future}" }`) })).toThrow(
+      `input.initialPosition.timestamp ${future} is in the future; a stream trigger can start only at a time already past`,
     )
   })
 
