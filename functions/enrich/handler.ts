@@ -11,7 +11,13 @@ async function init(): Promise<EnrichKinesisRuntime> {
   const c = loadFunctionConfig()
   if (!c.ok) throw new Error(`Enrich cannot start: ${c.errors.join('; ')}`)
   const rt = createRuntime(c.config)
-  setup = await loadEnrichments(rt)
+  try {
+    setup = await loadEnrichments(rt)
+  } catch (err) {
+    rt.errors.capture(err, { phase: 'start' })
+    await rt.errors.flush()
+    throw err
+  }
   return rt
 }
 
@@ -36,8 +42,16 @@ onRestart((services) => {
 export const handler = async (event: KinesisStreamEvent, context?: Context): Promise<KinesisStreamBatchResponse> => {
   void checkRestarts(() => clients().ddb)
   const rt = await runtime.get()
-  const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, data: Buffer.from(r.kinesis.data, 'base64') }))
-  const result = await processBatch(rt, records)
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME) emitEmf(rt, context?.functionName ?? process.env.AWS_LAMBDA_FUNCTION_NAME)
-  return { batchItemFailures: result.failed.map((itemIdentifier) => ({ itemIdentifier })) }
+  try {
+    const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, data: Buffer.from(r.kinesis.data, 'base64') }))
+    const result = await processBatch(rt, records)
+    if (process.env.AWS_LAMBDA_FUNCTION_NAME) emitEmf(rt, context?.functionName ?? process.env.AWS_LAMBDA_FUNCTION_NAME)
+    return { batchItemFailures: result.failed.map((itemIdentifier) => ({ itemIdentifier })) }
+  } catch (err) {
+    rt.errors.capture(err)
+    throw err
+  } finally {
+    // the process may be frozen once the invocation returns: send reported errors now
+    await rt.errors.flush()
+  }
 }

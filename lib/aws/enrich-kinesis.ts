@@ -22,6 +22,7 @@ import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, streams, type StreamKey } from '../infra/resources'
 import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
+import { deferredTracker, noErrorTracker, type ErrorTracker } from './error-tracker'
 import { deploymentResolver } from './resolver'
 import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
 import { DynamoEventSpecSource } from './event-spec-source'
@@ -51,6 +52,8 @@ export interface EnrichKinesisRuntime {
   readonly metrics: Metrics
   readonly reporter: MetricsReporter
   readonly log: (line: string) => void
+  /** Where errors are reported (`monitoring.sentry`); flushed before an invocation ends. */
+  readonly errors: ErrorTracker
   readonly debug: boolean
   /**
    * Records (by sequence number) whose outputs were all written in a batch
@@ -93,6 +96,8 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
       partitionKey: o.partitionKey === undefined ? undefined : F[o.partitionKey],
       writer: new KinesisWriter(kinesisFor(o, shared), {
         recordLimit: o.recordLimit,
+        // concurrency.sink: PutRecords calls in flight per output stream
+        concurrency: config.concurrency.sink,
         retry: { baseDelayMs: o.backoffPolicy.minBackoffMs, maxDelayMs: o.backoffPolicy.maxBackoffMs, maxAttempts: o.backoffPolicy.maxRetries + 1 },
         // throttling is retried for as long as the invocation lasts
         throttled: { baseDelayMs: o.throttledBackoffPolicy.minBackoffMs, maxDelayMs: o.throttledBackoffPolicy.maxBackoffMs, maxAttempts: Number.POSITIVE_INFINITY },
@@ -119,7 +124,14 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     statsd,
   })
   const debug = /^debug$/i.test(env.FLOE_LOG_LEVEL ?? '')
-  return { config, enricher, sinks, metrics, reporter, log, debug, written: new Set() }
+  for (const n of config.notices) log(JSON.stringify({ level: 'WARN', message: `${n.key} has no effect here: ${n.reason}`, key: n.key }))
+  const sentry = config.monitoring.sentry
+  const errors = sentry
+    ? deferredTracker(async () =>
+        (await import('./sentry')).sentryTracker({ dsn: sentry.dsn, tags: sentry.tags, release: `${ENRICH_PROCESSOR.artifact}-${ENRICH_PROCESSOR.version}`, serverName: env.AWS_LAMBDA_FUNCTION_NAME }),
+      )
+    : noErrorTracker
+  return { config, enricher, sinks, metrics, reporter, log, errors, debug, written: new Set() }
 }
 
 export interface InputRecord {
@@ -170,6 +182,7 @@ export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly Inp
         const lost = err instanceof KinesisWriteError ? new Set(err.failed.map((f) => f.record)) : undefined
         for (const x of items) if (!lost || lost.has(x.record)) failed.add(records[x.owner]!.id)
         rt.log(JSON.stringify({ level: 'ERROR', message: `Writing to ${sink.streamName} failed: ${(err as Error).message}` }))
+        rt.errors.capture(err, { stream: sink.streamName, records: String(items.length) })
       }
     }),
   )

@@ -21,6 +21,8 @@ export interface KinesisWriterOptions {
   readonly throttled?: Partial<BackoffPolicy>
   /** Records per PutRecords call (1–500, default 500). */
   readonly recordLimit?: number
+  /** PutRecords calls in flight at once for one write (default 1: chunks go one after another, in order). */
+  readonly concurrency?: number
   /** Injected for tests. */
   readonly sleep?: (ms: number) => Promise<void>
   readonly random?: () => number
@@ -128,6 +130,7 @@ export class KinesisWriter {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
   private readonly recordLimit: number
+  private readonly concurrency: number
 
   constructor(
     private readonly client: KinesisClient,
@@ -138,6 +141,7 @@ export class KinesisWriter {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.random = options.random ?? Math.random
     this.recordLimit = Math.max(1, Math.min(MAX_RECORDS_PER_CALL, options.recordLimit ?? MAX_RECORDS_PER_CALL))
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
   }
 
   private delay(policy: BackoffPolicy, attempt: number): number {
@@ -145,7 +149,10 @@ export class KinesisWriter {
     return Math.floor(this.random() * cap)
   }
 
-  /** Writes every record, in order within each call; chunks are sent one after another. */
+  /**
+   * Writes every record, in order within each call; chunks are sent one after
+   * another, or with `concurrency` calls in flight (order across calls is then not kept).
+   */
   async write(streamName: string, records: readonly KinesisRecord[]): Promise<void> {
     for (const r of records) {
       const size = recordBytes(r)
@@ -155,14 +162,22 @@ export class KinesisWriter {
     }
     // Every chunk is attempted even when an earlier one failed, so the error lists exactly what was not written.
     const failed: KinesisWriteError[] = []
-    for (const chunk of chunkRecords(records, this.recordLimit)) {
-      try {
-        await this.writeChunk(streamName, chunk)
-      } catch (err) {
-        if (!(err instanceof KinesisWriteError)) throw err
-        failed.push(err)
+    const chunks = chunkRecords(records, this.recordLimit)
+    let unexpected: { err: unknown } | undefined
+    let next = 0
+    const lane = async () => {
+      while (next < chunks.length && !unexpected) {
+        const chunk = chunks[next++]!
+        try {
+          await this.writeChunk(streamName, chunk)
+        } catch (err) {
+          if (err instanceof KinesisWriteError) failed.push(err)
+          else unexpected ??= { err }
+        }
       }
     }
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, lane))
+    if (unexpected) throw unexpected.err
     if (failed.length === 1 && failed[0]!.total === records.length) throw failed[0]
     if (failed.length > 0) {
       throw new KinesisWriteError(streamName, failed.flatMap((e) => e.failed), Math.max(...failed.map((e) => e.attempts)), records.length, { cause: failed[0]!.cause })

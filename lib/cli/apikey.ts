@@ -1,11 +1,12 @@
-/** `floe apikey create|revoke`: organization API keys in the running local stack. */
+/** `floe apikey create|revoke`: organization API keys, in the local stack or a deployed one (`--stack`). */
 import { createApiKey, revokeApiKey } from '../core/tracking-design/accounts'
 import type { Command } from './command'
 import { usageError } from './command'
-import { localAccountStore, options } from './org'
+import { accountStore, options, withTarget } from './org'
+import { takeTargetOptions, TARGET_USAGE } from './target'
 
-const CREATE_USAGE = 'apikey create --org <organizationId> [--json]'
-const REVOKE_USAGE = 'apikey revoke <keyId>'
+const CREATE_USAGE = `apikey create --org <organizationId> [--json] ${TARGET_USAGE}`
+const REVOKE_USAGE = `apikey revoke <keyId> ${TARGET_USAGE}`
 
 export const apikeyCommands = [
   {
@@ -13,10 +14,11 @@ export const apikeyCommands = [
     usage: CREATE_USAGE,
     summary: 'Creates an API key for an organization; prints the key id and the secret key (shown once, stored hashed).',
     async run(args: string[]) {
-      const json = args.includes('--json')
-      const o = options(args.filter((a) => a !== '--json'), ['org'], CREATE_USAGE)
+      const { target, rest } = takeTargetOptions(args, CREATE_USAGE)
+      const json = rest.includes('--json')
+      const o = options(rest.filter((a) => a !== '--json'), ['org'], CREATE_USAGE)
       if (!o.org) throw usageError(CREATE_USAGE, '--org is required')
-      const r = await createApiKey(localAccountStore(), o.org, new Date())
+      const r = await withTarget(target, (t) => createApiKey(accountStore(t), o.org!, new Date()))
       if (!r.ok) {
         process.stderr.write(`floe apikey create: ${r.message}\n`)
         return 1
@@ -34,13 +36,15 @@ export const apikeyCommands = [
     usage: REVOKE_USAGE,
     summary: 'Revokes an API key: no new tokens, and tokens issued with it stop working.',
     async run(args: string[]) {
-      if (args.length !== 1) throw usageError(REVOKE_USAGE)
-      const r = await revokeApiKey(localAccountStore(), args[0]!)
+      const { target, rest } = takeTargetOptions(args, REVOKE_USAGE)
+      if (rest.length !== 1 || rest[0]!.startsWith('--')) throw usageError(REVOKE_USAGE)
+      const keyId = rest[0]!
+      const r = await withTarget(target, (t) => revokeApiKey(accountStore(t), keyId))
       if (!r.ok) {
         process.stderr.write(`floe apikey revoke: ${r.message}\n`)
         return 1
       }
-      process.stdout.write(`revoked ${args[0]!.toLowerCase()}\n`)
+      process.stdout.write(`revoked ${keyId.toLowerCase()}\n`)
       return 0
     },
   },

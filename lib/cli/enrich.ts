@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path'
 import { clients } from '../aws/clients'
 import { AssetCache, configsFromDir, EnrichmentSetupError, setupEnrichments } from '../aws/enrichments'
 import { lookupServices } from '../runtime/lookup-services'
+import { deferredTracker, noErrorTracker, type ErrorTracker } from '../aws/error-tracker'
 import type { FileOutput } from '../core/enrich/config'
 import { loadConfig } from '../core/enrich/config-file'
 import { Enricher } from '../core/enrich/enrich'
@@ -109,6 +110,11 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
   if (!loaded.ok) throw new UsageError(`invalid configuration ${configPath}:\n  ${loaded.errors.join('\n  ')}`)
   const config = loaded.config
   if (config.variant !== 'file') throw new UsageError(`${configPath}: 'floe enrich' runs the file-based variant (input.type = FileSystem); the Kinesis variant runs as the enrich function of the stack`)
+  for (const n of config.notices) run.out(`warning: ${n.key} has no effect here: ${n.reason}`)
+  const sentry = config.monitoring.sentry
+  const errors: ErrorTracker = sentry
+    ? deferredTracker(async () => (await import('../aws/sentry')).sentryTracker({ dsn: sentry.dsn, tags: sentry.tags, release: `${ENRICH_PROCESSOR.artifact}-${ENRICH_PROCESSOR.version}` }))
+    : noErrorTracker
   const files = await listFiles(resolve(config.input.dir)).catch((err: Error) => {
     throw new UsageError(`cannot read input.dir ${config.input.dir}: ${err.message}`)
   })
@@ -164,6 +170,11 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
       const t = totals.peek().counters
       run.out(`enrich: ${Math.min(i + chunk, files.length)}/${files.length} files, good ${t.good}, incomplete ${t.incomplete}, bad ${t.bad}`)
     }
+  } catch (err) {
+    // monitoring.sentry: what stopped the run is reported before it ends
+    errors.capture(err)
+    await errors.flush()
+    throw err
   } finally {
     for (const s of Object.values(sinks)) s?.close()
     await reporter.stop()

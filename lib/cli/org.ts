@@ -1,18 +1,18 @@
-/** `floe org create`: organizations of the tracking-design API in the running local stack. */
-import { makeClients } from '../aws/clients'
+/** `floe org create`: organizations of the tracking-design API, in the local stack or a deployed one (`--stack`). */
 import { DynamoAccountStore } from '../aws/tracking-design-store'
 import { createOrganization } from '../core/tracking-design/accounts'
-import { localName } from '../infra/resources'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
-import { readEndpointsFile } from './tail'
+import { localTarget, onTarget, resolveTarget, takeTargetOptions, TARGET_USAGE, type Target, type TargetOptions } from './target'
+
+/** The account store (API keys and settings tables) of a target. */
+export function accountStore(target: Target): DynamoAccountStore {
+  return new DynamoAccountStore(target.ddb, target.names.tables.apiKeys, target.names.tables.settings)
+}
 
 /** The account store of the local stack found through `${FLOE_DATA_DIR:-.floe}/endpoints.json`. */
 export function localAccountStore(): DynamoAccountStore {
-  const ep = readEndpointsFile()
-  const prefix = ep.namePrefix ?? 'floe'
-  const { ddb } = makeClients({ dynamodb: ep.dynamodb, kinesis: ep.kinesis, s3: ep.s3 })
-  return new DynamoAccountStore(ddb, localName('apiKeys', prefix), localName('settings', prefix))
+  return accountStore(localTarget())
 }
 
 /** Reads `--name value` / `--name=value` options; every other argument is an error. */
@@ -29,17 +29,29 @@ export function options(args: readonly string[], allowed: readonly string[], usa
   return out
 }
 
-const CREATE_USAGE = 'org create --name <name>'
+/** Runs `call` on the target the options name, with its AWS errors made readable. */
+export async function withTarget<T>(o: TargetOptions, call: (target: Target) => Promise<T>): Promise<T> {
+  const target = await resolveTarget(o)
+  try {
+    return await onTarget(target, () => call(target))
+  } finally {
+    target.ddb.destroy()
+    target.kinesis.destroy()
+  }
+}
+
+const CREATE_USAGE = `org create --name <name> ${TARGET_USAGE}`
 
 export const orgCommands = [
   {
     name: 'org create',
     usage: CREATE_USAGE,
-    summary: 'Creates an organization in the local stack and prints its id (a UUID).',
+    summary: 'Creates an organization in the local stack (or the deployment of --stack) and prints its id (a UUID).',
     async run(args: string[]) {
-      const o = options(args, ['name'], CREATE_USAGE)
+      const { target, rest } = takeTargetOptions(args, CREATE_USAGE)
+      const o = options(rest, ['name'], CREATE_USAGE)
       if (!o.name) throw usageError(CREATE_USAGE, '--name is required')
-      const r = await createOrganization(localAccountStore(), o.name, new Date())
+      const r = await withTarget(target, (t) => createOrganization(accountStore(t), o.name!, new Date()))
       if (!r.ok) throw new UsageError(r.message)
       process.stdout.write(`${r.value.id}\n`)
       return 0

@@ -1,10 +1,36 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import type { Command } from './command'
-import { positionals, UsageError } from './command'
+import { positionals, usageError, UsageError } from './command'
 import { isUuid, isUuidV4 } from '../core/iglu/apikeys'
 import { compareSchemaKeys, parseSchemaPath, toIgluUri, toSchemaPath, type SchemaKey } from '../core/iglu/keys'
 import { hasErrors, lint, SKIPPABLE_CHECKS, type LintCheck } from '../core/iglu/lint'
+import { stackTarget, takeTargetOptions } from './target'
+
+/** How a registry command names its registry: a URL argument, or the deployment of `--stack`. */
+const REGISTRY = '(<registryUrl> | --stack <name> [--region <region>] [--profile <profile>])'
+
+/**
+ * The registry URL and the positional arguments around it. `expected` are the
+ * positional arguments with `<registryUrl>` among them (optional ones last,
+ * in brackets); with `--stack <name>` the URL is the deployment's (its
+ * `ApiUrl` output) and is not given.
+ */
+async function registryTarget(command: Command, args: readonly string[], expected: readonly string[]): Promise<{ url: string; rest: string[]; opts: Map<string, string | true> }> {
+  const { target, rest: others } = takeTargetOptions(args, command.usage)
+  const { positional, opts } = flags(others)
+  const names = target.stack === undefined ? expected : expected.filter((e) => e !== '<registryUrl>')
+  const min = names.filter((n) => !n.startsWith('[')).length
+  if (positional.length < min || positional.length > names.length) throw usageError(command.usage, `expected ${names.join(' ')}`)
+  if (target.stack === undefined) {
+    const at = expected.indexOf('<registryUrl>')
+    return { url: positional[at]!, rest: positional.filter((_, i) => i !== at), opts }
+  }
+  const t = await stackTarget({ ...target, stack: target.stack })
+  t.ddb.destroy()
+  t.kinesis.destroy()
+  return { url: t.apiUrl!, rest: positional, opts }
+}
 
 /**
  * The registry API base for a stack URL, a `/registry-server` URL or an `/api`
@@ -88,11 +114,11 @@ function strip(doc: unknown): unknown {
 
 export const registryKeygenCommand: Command = {
   name: 'registry keygen',
-  usage: 'registry keygen <vendorPrefix> <registryUrl> <superApiKey>',
+  usage: `registry keygen <vendorPrefix> ${REGISTRY} <superApiKey>`,
   summary: 'Create a read/write API key pair bound to a vendor prefix.',
   async run(args) {
-    const { positional } = flags(args)
-    const [prefix, url, key] = positionals(this, positional, 3) as [string, string, string]
+    const { url, rest } = await registryTarget(this, args, ['<vendorPrefix>', '<registryUrl>', '<superApiKey>'])
+    const [prefix, key] = rest as [string, string]
     if (!isUuid(key)) throw new UsageError('the super API key must be a UUID')
     const r = await callJson('POST', `${registryApiBase(url)}/auth/keygen`, key, { vendorPrefix: prefix })
     if (r.status !== 200 && r.status !== 201) return callFailed('keygen', r)
@@ -103,11 +129,11 @@ export const registryKeygenCommand: Command = {
 
 export const registryPushCommand: Command = {
   name: 'registry push',
-  usage: 'registry push <schemaDir> <registryUrl> <apiKey> [--public] [--concurrency N]',
+  usage: `registry push <schemaDir> ${REGISTRY} <apiKey> [--public] [--concurrency N]`,
   summary: 'Upload every schema of a static-layout directory (jsonschema only), versions of a schema in order.',
   async run(args) {
-    const { positional, opts } = flags(args)
-    const [dir, url, key] = positionals(this, positional, 3) as [string, string, string]
+    const { url, rest, opts } = await registryTarget(this, args, ['<schemaDir>', '<registryUrl>', '<apiKey>'])
+    const [dir, key] = rest as [string, string]
     if (!isUuid(key)) throw new UsageError('the API key must be a UUID')
     const isPublic = opts.get('public') === true || opts.get('public') === 'true'
     const concurrency = Math.max(1, Number(opts.get('concurrency') ?? 8) || 8)
@@ -233,11 +259,11 @@ export const registryLintCommand: Command = {
 
 export const registrySuperKeyCommand: Command = {
   name: 'registry superkey',
-  usage: 'registry superkey <registryUrl> <currentSuperApiKey> [<newSuperApiKey>]',
+  usage: `registry superkey ${REGISTRY} <currentSuperApiKey> [<newSuperApiKey>]`,
   summary: 'Change the registry super API key (a new UUID v4 is generated and printed when none is given).',
   async run(args) {
-    const { positional } = flags(args)
-    const [url, current, given] = positionals(this, positional, 2, 3) as [string, string, string | undefined]
+    const { url, rest } = await registryTarget(this, args, ['<registryUrl>', '<currentSuperApiKey>', '[<newSuperApiKey>]'])
+    const [current, given] = rest as [string, string | undefined]
     const next = given ?? crypto.randomUUID()
     if (!isUuidV4(next)) throw new UsageError('the new super API key must be a UUID v4')
     const r = await callJson('PUT', `${registryApiBase(url)}/auth/superkey`, current, { superApiKey: next })

@@ -1,14 +1,12 @@
-import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand, type KinesisClient } from '@aws-sdk/client-kinesis'
-import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { makeClients } from '../aws/clients'
+import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand, type KinesisClient, type Shard } from '@aws-sdk/client-kinesis'
 import { decodeCollectorPayload } from '../core/thrift/collector-payload'
 import { tryShred } from '../core/enrich/shred'
-import { localName, streams, type StreamKey } from '../infra/resources'
+import { streams, type StreamKey } from '../infra/resources'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
+import { onTarget, resolveTarget, takeTargetOptions, TARGET_USAGE } from './target'
 
-const USAGE = `tail <stream> [--from-start] [--count N] [--json]`
+const USAGE = `tail <stream> [--from-start] [--count N] [--json] ${TARGET_USAGE}`
 
 interface TailOptions {
   readonly stream: StreamKey
@@ -40,24 +38,7 @@ export function parseTailArgs(args: readonly string[]): TailOptions {
   return { stream: stream as StreamKey, fromStart, count, json }
 }
 
-interface EndpointsFileLike {
-  readonly kinesis: string
-  readonly dynamodb: string
-  readonly s3: string
-  readonly namePrefix?: string
-}
-
-/** `endpoints.json` of the running local stack, in `${FLOE_DATA_DIR:-.floe}`. */
-export function readEndpointsFile(dir = resolve(process.env.FLOE_DATA_DIR || '.floe')): EndpointsFileLike {
-  const file = join(dir, 'endpoints.json')
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    throw new UsageError(`no local stack found (${file} does not exist); start one with 'npx floe start'`)
-  }
-  return JSON.parse(text) as EndpointsFileLike
-}
+export { readEndpointsFile } from './target'
 
 /** One record as text: a decoded CollectorPayload for Thrift streams, the record itself otherwise. */
 export function formatRecord(stream: StreamKey, data: Uint8Array, meta: { shardId: string; sequenceNumber: string; arrival?: Date }, json: boolean): string {
@@ -98,7 +79,7 @@ export function formatRecord(stream: StreamKey, data: Uint8Array, meta: { shardI
 
 export interface TailRun {
   readonly out: (text: string) => void
-  /** Kinesis client; built from `endpoints.json` when omitted. */
+  /** Kinesis client; from the target (`--stack`, else `endpoints.json`) when omitted. */
   readonly kinesis?: KinesisClient
   readonly streamName?: string
   /** Called once the shard iterators are open (records written after this are seen). */
@@ -107,43 +88,120 @@ export interface TailRun {
   readonly pollMs?: number
 }
 
-/** Follows a stream and prints each record; resolves after `--count` records or when aborted. */
+/** Every shard of a stream (ListShards is paged). */
+async function listShards(kinesis: KinesisClient, streamName: string): Promise<Shard[]> {
+  const shards: Shard[] = []
+  let token: string | undefined
+  do {
+    const res = await kinesis.send(new ListShardsCommand(token ? { NextToken: token } : { StreamName: streamName }))
+    shards.push(...(res.Shards ?? []))
+    token = res.NextToken
+  } while (token)
+  return shards
+}
+
+const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'LimitExceededException', 'ThrottlingException'])
+
+/** Where a shard is read from next: an iterator, or (after an expired one) the last sequence number seen. */
+interface ShardCursor {
+  iterator?: string
+  lastSequence?: string
+  /** The shard is closed and read to its end. */
+  done: boolean
+}
+
+/**
+ * Follows a stream and prints each record; resolves after `--count` records or when aborted.
+ * Every shard is read: from the tip, the open shards (and the children of any
+ * that closes); with `--from-start`, every shard from its oldest record.
+ */
 export async function runTail(args: readonly string[], run: TailRun): Promise<number> {
-  const opts = parseTailArgs(args)
+  const { target: targetOptions, rest } = takeTargetOptions(args, USAGE)
+  const opts = parseTailArgs(rest)
   let kinesis = run.kinesis
   let streamName = run.streamName
+  let owned: KinesisClient | undefined
   if (!kinesis || !streamName) {
-    const ep = readEndpointsFile()
-    kinesis ??= makeClients({ dynamodb: ep.dynamodb, kinesis: ep.kinesis, s3: ep.s3 }).kinesis
-    streamName ??= localName(opts.stream, ep.namePrefix ?? 'floe')
+    const target = await resolveTarget(targetOptions)
+    target.ddb.destroy()
+    if (!kinesis) kinesis = owned = target.kinesis
+    else target.kinesis.destroy()
+    streamName ??= target.names.streams[opts.stream]
+    try {
+      return await onTarget(target, () => follow(kinesis!, streamName!, opts, run))
+    } finally {
+      owned?.destroy()
+    }
   }
-  const shards = (await kinesis.send(new ListShardsCommand({ StreamName: streamName }))).Shards ?? []
-  const iterators = new Map<string, string | undefined>()
-  for (const s of shards) {
+  return follow(kinesis, streamName, opts, run)
+}
+
+async function follow(kinesis: KinesisClient, streamName: string, opts: TailOptions, run: TailRun): Promise<number> {
+  const shards = await listShards(kinesis, streamName)
+  const cursors = new Map<string, ShardCursor>()
+  const open = async (shardId: string, type: 'TRIM_HORIZON' | 'LATEST' | 'AFTER_SEQUENCE_NUMBER', after?: string) => {
     const it = await kinesis.send(
-      new GetShardIteratorCommand({ StreamName: streamName, ShardId: s.ShardId!, ShardIteratorType: opts.fromStart ? 'TRIM_HORIZON' : 'LATEST' }),
+      new GetShardIteratorCommand({ StreamName: streamName, ShardId: shardId, ShardIteratorType: type, ...(after ? { StartingSequenceNumber: after } : {}) }),
     )
-    iterators.set(s.ShardId!, it.ShardIterator)
+    const c = cursors.get(shardId) ?? { done: false }
+    c.iterator = it.ShardIterator
+    c.done = !it.ShardIterator
+    cursors.set(shardId, c)
+  }
+  for (const s of shards) {
+    const closed = s.SequenceNumberRange?.EndingSequenceNumber !== undefined
+    // From the tip, a closed shard has nothing more to give.
+    if (!opts.fromStart && closed) continue
+    await open(s.ShardId!, opts.fromStart ? 'TRIM_HORIZON' : 'LATEST')
   }
   run.onReady?.()
   let printed = 0
-  const pollMs = run.pollMs ?? 250
+  let pause = run.pollMs ?? 250
+  const basePause = pause
   while (!run.signal?.aborted) {
     let got = 0
-    for (const [shardId, iterator] of iterators) {
-      if (!iterator) continue
-      const res = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))
-      iterators.set(shardId, res.NextShardIterator)
+    let throttled = false
+    for (const [shardId, c] of [...cursors]) {
+      if (c.done || !c.iterator) continue
+      let res
+      try {
+        res = await kinesis.send(new GetRecordsCommand({ ShardIterator: c.iterator, Limit: 1000 }))
+      } catch (err) {
+        const name = (err as { name?: string }).name ?? ''
+        if (THROTTLED.has(name)) {
+          throttled = true
+          continue
+        }
+        if (name === 'ExpiredIteratorException') {
+          await open(shardId, c.lastSequence ? 'AFTER_SEQUENCE_NUMBER' : opts.fromStart ? 'TRIM_HORIZON' : 'LATEST', c.lastSequence)
+          continue
+        }
+        throw err
+      }
+      c.iterator = res.NextShardIterator
       for (const r of res.Records ?? []) {
+        c.lastSequence = r.SequenceNumber
         run.out(formatRecord(opts.stream, r.Data!, { shardId, sequenceNumber: r.SequenceNumber!, arrival: r.ApproximateArrivalTimestamp }, opts.json))
         got++
         if (opts.count !== undefined && ++printed >= opts.count) return 0
       }
+      if (!c.iterator) {
+        // The shard closed (resharding): its children carry on from their start.
+        c.done = true
+        let children = (res.ChildShards ?? []).map((x) => x.ShardId!).filter(Boolean)
+        if (children.length === 0) {
+          // not every Kinesis implementation names the children: find them in the shard list
+          children = (await listShards(kinesis, streamName)).filter((x) => x.ParentShardId === shardId || x.AdjacentParentShardId === shardId).map((x) => x.ShardId!)
+        }
+        for (const child of children) if (!cursors.has(child)) await open(child, 'TRIM_HORIZON')
+      }
     }
-    if ([...iterators.values()].every((it) => !it)) return 0
-    if (got === 0) {
+    if ([...cursors.values()].every((c) => c.done)) return 0
+    // GetRecords allows five calls a second per shard: back off when throttled, poll again at once while records flow.
+    pause = throttled ? Math.min(pause * 2, 5000) : basePause
+    if (got === 0 || throttled) {
       await new Promise<void>((resolveWait) => {
-        const t = setTimeout(resolveWait, pollMs)
+        const t = setTimeout(resolveWait, pause)
         run.signal?.addEventListener('abort', () => {
           clearTimeout(t)
           resolveWait()
@@ -157,7 +215,7 @@ export async function runTail(args: readonly string[], run: TailRun): Promise<nu
 export const tailCommand: Command = {
   name: 'tail',
   usage: USAGE,
-  summary: 'Print the records of a local stream as they arrive (raw: decoded collector payloads; --json: enriched events shredded to JSON, bad rows as JSON). --from-start reads from the oldest record; --count N stops after N.',
+  summary: 'Print the records of a stream of the local stack (or of the deployment of --stack) as they arrive, from every shard (raw: decoded collector payloads; --json: enriched events shredded to JSON, bad rows as JSON). --from-start reads from the oldest record; --count N stops after N.',
   async run(args) {
     const controller = new AbortController()
     const stop = () => controller.abort()

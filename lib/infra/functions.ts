@@ -245,7 +245,7 @@ export type FunctionKey = keyof typeof functions
  */
 export const httpAuthorizer = { function: 'authorizer', cacheSeconds: 0 } as const satisfies { function: FunctionKey; cacheSeconds: number }
 
-export type StartingPosition = 'TRIM_HORIZON' | 'LATEST'
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP'
 
 /**
  * Kinesis event source mapping settings. The defaults below apply to every
@@ -255,6 +255,10 @@ export interface StreamTriggerSettings {
   readonly batchSize: number
   readonly maxBatchingWindowSeconds: number
   readonly startingPosition: StartingPosition
+  /** With `AT_TIMESTAMP`: where to start, in seconds since the epoch. */
+  readonly startingPositionTimestamp?: number
+  /** Read through an enhanced fan-out consumer of the mapping's own (dedicated throughput, pushed records) instead of polling. */
+  readonly enhancedFanOut?: boolean
   /** Report per-record failures; the checkpoint stops before the lowest failed record. */
   readonly reportBatchItemFailures: boolean
   /** Split a failing batch in two and retry each half. */
@@ -299,7 +303,7 @@ export const streamTriggers = [
   { function: 'searchLoader', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 0 },
   { function: 'searchLoader', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 0 },
   { function: 'searchLoader', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 0 },
-  // Enrich: batch size and starting position come from its configuration (input.retrievalMode.maxRecords, input.initialPosition).
+  // Enrich: batch size, starting position and retrieval mode come from its configuration (input.retrievalMode, input.initialPosition).
   {
     function: 'enrich',
     stream: 'raw',
@@ -308,6 +312,12 @@ export const streamTriggers = [
     },
     get startingPosition(): StartingPosition {
       return enrichDeployment().startingPosition
+    },
+    get startingPositionTimestamp(): number | undefined {
+      return enrichDeployment().startingPositionTimestamp
+    },
+    get enhancedFanOut(): boolean {
+      return enrichDeployment().enhancedFanOut
     },
   },
 ] as const satisfies readonly StreamTriggerDecl[]

@@ -6,7 +6,7 @@ import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-ap
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
-import { KinesisEventSource, S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
 import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
@@ -14,6 +14,9 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
+import { API_URL_OUTPUT } from './outputs'
+import { addLocationOutputs } from './stack-outputs'
+import { streamTriggerSource } from './stream-source'
 import type { Construct } from 'constructs'
 import { FloeFunction, functionLogGroupName, type DataResources } from './function'
 import { API_STAGE, COLLECTOR_ROUTE, FloeMonitoring } from './monitoring'
@@ -261,7 +264,7 @@ export class FloeAppStack extends Stack {
       // A function that cannot run gets a disabled mapping: records wait in the stream.
       if (disabledReason) Annotations.of(fn).addWarningV2('floe:triggerDisabled', `The ${t.function} trigger on ${t.stream} is created disabled: ${disabledReason}`)
       fn.addEventSource(
-        new KinesisEventSource(props.data.streams[t.stream], {
+        streamTriggerSource(this, t, props.data.streams[t.stream], {
           startingPosition: CdkStartingPosition[s.startingPosition],
           batchSize: s.batchSize,
           maxBatchingWindow: Duration.seconds(s.maxBatchingWindowSeconds),
@@ -300,6 +303,7 @@ export class FloeAppStack extends Stack {
     this.monitoring = new FloeMonitoring(this, 'Monitoring', { settings, functions: fns, data: props.data, api: this.api, enrichNamespace: fns.enrich ? enrichDeployment().metricsNamespace : undefined })
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic the alarms are sent to (subscribe more destinations to it)' })
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the pipeline' })
-    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
+    new CfnOutput(this, API_URL_OUTPUT, { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
+    addLocationOutputs(this, props.data)
   }
 }

@@ -149,6 +149,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         })
         await trigger.start()
         triggers.set(id, trigger)
+        if (triggerSettings(t).enhancedFanOut) log(`stream trigger ${id} polls the stream: its enhanced fan-out consumer exists on AWS only`)
       }
     }
     gateway = await startGateway({ host: opts.host, port: opts.port, log })

@@ -149,7 +149,9 @@ class ShardPoller {
         ShardId: this.shardId,
         ...(after
           ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', StartingSequenceNumber: after }
-          : { ShardIteratorType: this.s.startingPosition }),
+          : this.s.startingPosition === 'AT_TIMESTAMP'
+            ? { ShardIteratorType: 'AT_TIMESTAMP', Timestamp: new Date((this.s.startingPositionTimestamp ?? 0) * 1000) }
+            : { ShardIteratorType: this.s.startingPosition }),
       }),
     )
     return ShardIterator!

@@ -52,9 +52,17 @@ export function floe(args: string[], env: Record<string, string> = {}): Running 
 }
 
 /** Runs `node bin/floe.mjs ...args` from the project root to its end: the exit code and what it printed on each stream. */
-export function runFloe(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runFloe(
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { readonly replaceEnvironment?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['bin/floe.mjs', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['bin/floe.mjs', ...args], {
+      cwd: projectRoot,
+      env: opts.replaceEnvironment ? env : { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))

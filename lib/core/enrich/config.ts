@@ -62,11 +62,21 @@ export interface Outputs<T> {
   readonly pii?: T
 }
 
+/** A setting that is accepted but cannot mean anything where it runs: warned about at start. */
+export interface SettingNotice {
+  readonly key: string
+  readonly reason: string
+}
+
 export interface CommonConfig {
+  /** `concurrency.sink`: PutRecords calls in flight per output stream. */
   readonly concurrency: { readonly enrich: number; readonly sink: number }
+  /** Settings given that have no effect in this variant, and why (logged as warnings at start). */
+  readonly notices: readonly SettingNotice[]
   readonly assetsUpdatePeriodMs?: number
   readonly monitoring: {
-    readonly sentry?: { readonly dsn: string }
+    /** Errors are reported to this Sentry project, with these tags on every event. */
+    readonly sentry?: { readonly dsn: string; readonly tags: Readonly<Record<string, string>> }
     readonly metrics: {
       readonly statsd?: { readonly hostname: string; readonly port: number; readonly periodMs: number; readonly tags: Readonly<Record<string, string>>; readonly prefix: string }
       readonly stdout?: { readonly periodMs: number; readonly prefix: string }
@@ -140,6 +150,19 @@ const OTHER_VARIANTS: { readonly name: string; readonly inputKeys: readonly stri
 ]
 const unsupported = (variant: string, key: string) =>
   `${key}: a parameter of the ${variant} variant, which is not supported by this deployment (it runs the shard-stream variant on Kinesis, and the file-based variant)`
+
+/**
+ * Kinesis input settings of enrich's own consumer (the KCL) that a Lambda
+ * event source mapping has no counterpart for: accepted, with a warning at start.
+ */
+export const KINESIS_INPUT_NOTICES: Readonly<Record<string, string>> = {
+  'input.appName': 'it names the consumer application and its lease table; the Lambda event source mapping of the enrich trigger keeps the checkpoints itself, so there is nothing to name',
+  'input.region': "the enrich trigger reads this deployment's raw stream, in the deployment's region; a Lambda event source mapping cannot read a stream in another region",
+  'input.bufferSize': 'it sizes the buffer between fetching and processing records; Lambda hands each batch to the function whole, so there is no such buffer (input.retrievalMode.maxRecords sets the batch size)',
+  'input.customEndpoint': "the event source mapping reads the stream through Lambda's own Kinesis endpoint; the function makes no Kinesis read calls",
+  'input.leaseTableCustomEndpoint': 'there is no lease table: the event source mapping keeps the checkpoints',
+  'input.metricsCustomEndpoint': "there are no consumer-library metrics to send; enrich's metrics reach CloudWatch through its log (monitoring.metrics.cloudwatch), and Lambda publishes the trigger's own (IteratorAge, …)",
+}
 
 /** Reads values at paths, collecting errors; `done` reports keys nobody read. */
 class Reader {
@@ -337,7 +360,12 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   r.object('concurrency')
   const concurrency = { enrich: r.int('concurrency.enrich', 256, 1), sink: r.int('concurrency.sink', 1, 1) }
   const assetsUpdatePeriodMs = r.duration('assetsUpdatePeriod')
-  const dsn = r.string('monitoring.sentry.dsn')
+  const dsn = r.string('monitoring.sentry.dsn', r.has('monitoring.sentry'))
+  if (dsn !== undefined && !isSentryDsn(dsn)) r.errors.push(`monitoring.sentry.dsn: must be a Sentry DSN such as https://<key>@<host>/<projectId>, got ${JSON.stringify(dsn)}`)
+  const sentryTags = r.take('monitoring.sentry.tags')
+  if (sentryTags !== undefined && (!isObj(sentryTags) || !Object.values(sentryTags).every((t) => typeof t === 'string' || typeof t === 'number' || typeof t === 'boolean'))) {
+    r.errors.push('monitoring.sentry.tags: must be an object of strings')
+  }
   let statsd: CommonConfig['monitoring']['metrics']['statsd']
   if (r.has('monitoring.metrics.statsd')) {
     const tags = r.take('monitoring.metrics.statsd.tags')
@@ -385,8 +413,11 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   const adaptersSchemas = overrides.ok ? Object.fromEntries(overrides.overrides) : {}
   const common: CommonConfig = {
     concurrency,
+    notices: [],
     assetsUpdatePeriodMs,
-    monitoring: { sentry: dsn !== undefined ? { dsn } : undefined, metrics: { statsd, stdout, cloudwatch } },
+    monitoring: {
+      sentry: dsn !== undefined ? { dsn, tags: isObj(sentryTags) ? Object.fromEntries(Object.entries(sentryTags).map(([k, v]) => [k, String(v)])) : {} } : undefined,
+      metrics: { statsd, stdout, cloudwatch } },
     telemetry,
     featureFlags,
     validation: { atomicFieldsLimits },
@@ -413,7 +444,10 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     }
     if (!r.has('input.type')) r.errors.push('input.type: required (FileSystem)')
     const output = { good: out('good', true)!, incomplete: out('incomplete', false), bad: out('bad', true)!, pii: out('pii', false) }
-    result = { ...common, variant: 'file', input, output }
+    const notices = r.has('concurrency.sink')
+      ? [{ key: 'concurrency.sink', reason: 'the file outputs are written by one writer each, in order; there are no concurrent writes to bound' }]
+      : []
+    result = { ...common, notices, variant: 'file', input, output }
   } else {
     const ip = r.oneOf('input.initialPosition.type', ['LATEST', 'TRIM_HORIZON', 'AT_TIMESTAMP'] as const, 'TRIM_HORIZON')
     const ts = r.string('input.initialPosition.timestamp', ip === 'AT_TIMESTAMP')
@@ -462,11 +496,29 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     if (r.has('input.type')) r.oneOf('input.type', ['Kinesis'] as const, 'Kinesis')
     const good = out('good', true)
     const output = { good: good!, incomplete: out('incomplete', true), bad: out('bad', true)!, pii: out('pii', false) }
-    result = { ...common, variant: 'kinesis', input, output }
+    const notices = Object.entries(KINESIS_INPUT_NOTICES)
+      .filter(([key]) => r.has(key))
+      .map(([key, reason]) => ({ key, reason }))
+    if (ts !== undefined && ip !== 'AT_TIMESTAMP') {
+      notices.push({ key: 'input.initialPosition.timestamp', reason: `it is where an AT_TIMESTAMP start begins, and input.initialPosition.type is ${ip}` })
+    }
+    result = { ...common, notices, variant: 'kinesis', input, output }
   }
   for (const k of r.unknown()) r.errors.push(`${k}: unknown parameter`)
   if (r.errors.length > 0) return { ok: false, errors: r.errors }
   return { ok: true, config: result }
+}
+
+/** A Sentry DSN: `http(s)://<public key>@<host>[:port][/path]/<project id>`. */
+export function isSentryDsn(dsn: string): boolean {
+  if (dsn.length > 2048) return false
+  let u: URL
+  try {
+    u = new URL(dsn)
+  } catch {
+    return false
+  }
+  return (u.protocol === 'https:' || u.protocol === 'http:') && /^[A-Za-z0-9]+$/.test(u.username) && u.hostname !== '' && /\/[A-Za-z0-9_-]+$/.test(u.pathname)
 }
 
 function stripDot(s: string): string {

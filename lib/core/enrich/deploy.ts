@@ -1,8 +1,9 @@
 /**
  * What the deployment derives from enrich's configuration file
  * (`FLOE_ENRICH_CONFIG`, else the embedded default), synchronously, for the
- * infrastructure declaration: the stream trigger's batch size and starting
- * position, and the resolved document handed to the function.
+ * infrastructure declaration: the stream trigger's batch size, starting
+ * position (with its timestamp) and retrieval mode (polling, or an enhanced
+ * fan-out consumer), and the resolved document handed to the function.
  */
 import { cloudWatchNamespace, LICENSE_MESSAGE, validateConfig } from './config'
 import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
@@ -12,9 +13,13 @@ export interface EnrichDeployment {
   readonly environment: Readonly<Record<string, string>>
   /** `input.retrievalMode.maxRecords` (Lambda takes at most 10,000). */
   readonly batchSize: number
-  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST'
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP'
   /** The CloudWatch namespace of enrich's own metrics (dimension `function`), or undefined when they are off. */
   readonly metricsNamespace?: string
+  /** With `AT_TIMESTAMP`: `input.initialPosition.timestamp` in seconds since the epoch. */
+  readonly startingPositionTimestamp?: number
+  /** `input.retrievalMode.type = FanOut`: the trigger reads through an enhanced fan-out consumer of its own. */
+  readonly enhancedFanOut: boolean
   /** Why enrich cannot run as configured (the licence is not accepted); undefined when it can. */
   readonly disabledReason?: string
 }
@@ -36,7 +41,10 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
   const c = v.config
   if (c.variant !== 'kinesis') throw new Error(`${where}: the deployment runs the shard-stream (Kinesis) variant; input.type FileSystem is for 'floe enrich --config'`)
   if (c.input.streamName !== 'raw') throw new Error(`${where}: input.streamName must be "raw" (the declared raw stream the enrich trigger reads), got "${c.input.streamName}"`)
-  if (c.input.initialPosition.type === 'AT_TIMESTAMP') throw new Error(`${where}: input.initialPosition.type AT_TIMESTAMP is not supported by this deployment's stream trigger (use TRIM_HORIZON or LATEST)`)
+  const at = c.input.initialPosition.type === 'AT_TIMESTAMP' ? Date.parse(c.input.initialPosition.timestamp!) : undefined
+  if (at !== undefined && at > Date.now()) {
+    throw new Error(`${where}: input.initialPosition.timestamp ${c.input.initialPosition.timestamp} is in the future; a stream trigger can start only at a time already past`)
+  }
   const licensed = validateConfig(d.doc, { env })
   const value: EnrichDeployment = {
     disabledReason: !licensed.ok && licensed.errors.includes(LICENSE_MESSAGE) ? LICENSE_MESSAGE : undefined,
@@ -44,6 +52,8 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
     batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
     startingPosition: c.input.initialPosition.type,
     metricsNamespace: cloudWatchNamespace(c),
+    ...(at !== undefined ? { startingPositionTimestamp: at / 1000 } : {}),
+    enhancedFanOut: c.input.retrievalMode.type === 'FanOut',
   }
   cache = { key, value }
   return value

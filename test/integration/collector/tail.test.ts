@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseTailArgs, runTail } from '../../../lib/cli/tail'
-import { useLocalStack } from '../../support/stack'
+import { CreateStreamCommand, PutRecordCommand, SplitShardCommand, waitUntilStreamExists } from '@aws-sdk/client-kinesis'
+import { testClients, uniquePrefix, useLocalStack } from '../../support/stack'
 
 const stack = useLocalStack({ triggers: false })
 let dir: string
@@ -60,5 +61,25 @@ describe('floe tail', () => {
     expect(() => parseTailArgs(['raw', '--count', '0'])).toThrow(/--count needs a positive whole number/)
     expect(() => parseTailArgs(['raw', '--follow'])).toThrow(/unknown option '--follow'/)
     expect(parseTailArgs(['raw', '--json', '--from-start', '--count', '3'])).toEqual({ stream: 'raw', json: true, fromStart: true, count: 3 })
+  })
+})
+
+describe('floe tail across a resharding', () => {
+  it('follows the children of a shard that is split while it runs', async () => {
+    const { kinesis } = testClients()
+    const name = uniquePrefix('reshard')
+    await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: 1 }))
+    await waitUntilStreamExists({ client: kinesis, maxWaitTime: 30, minDelay: 0.05, maxDelay: 0.2 }, { StreamName: name })
+    const lines: string[] = []
+    let ready!: () => void
+    const started = new Promise<void>((r) => (ready = r))
+    const done = runTail(['bad', '--count=3'], { out: (l) => lines.push(l), onReady: ready, pollMs: 20, kinesis, streamName: name })
+    await started
+    await kinesis.send(new PutRecordCommand({ StreamName: name, PartitionKey: 'a', Data: Buffer.from('{"n":1}') }))
+    await kinesis.send(new SplitShardCommand({ StreamName: name, ShardToSplit: 'shardId-000000000000', NewStartingHashKey: (2n ** 127n).toString() }))
+    await waitUntilStreamExists({ client: kinesis, maxWaitTime: 30, minDelay: 0.05, maxDelay: 0.2 }, { StreamName: name })
+    for (const [n, key] of [[2, 'a'], [3, 'zz']] as const) await kinesis.send(new PutRecordCommand({ StreamName: name, PartitionKey: key, Data: Buffer.from(`{"n":${n}}`) }))
+    expect(await done).toBe(0)
+    expect(lines.sort()).toEqual(['{"n":1}', '{"n":2}', '{"n":3}'])
   })
 })

@@ -259,4 +259,17 @@ describe('stream trigger (Kinesis event source mapping emulator)', () => {
     await second.trigger.drain()
     expect(second.batches.flat()).toEqual(['a', 'b'])
   })
+
+  it('starts AT_TIMESTAMP: records that arrived before the timestamp are not delivered', async () => {
+    const stream = await newStream()
+    await put(stream, ['before-1', 'before-2'])
+    // arrival times are kept in milliseconds: step past the last one
+    await new Promise((r) => setTimeout(r, 20))
+    const at = Date.now()
+    await new Promise((r) => setTimeout(r, 20))
+    await put(stream, ['after-1', 'after-2'])
+    const h = await startTrigger(stream, () => undefined, { startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: at / 1000 })
+    await h.trigger.drain()
+    expect(h.batches.flat()).toEqual(['after-1', 'after-2'])
+  })
 })

@@ -6,11 +6,19 @@ import { schemaCompatCommand } from '../../../lib/cli/schema'
 
 describe('command arguments', () => {
   it('takes between min and max positional arguments', () => {
-    expect(positionals(registrySuperKeyCommand, ['u', 'k'], 2, 3)).toEqual(['u', 'k'])
-    expect(positionals(registrySuperKeyCommand, ['u', 'k', 'n'], 2, 3)).toEqual(['u', 'k', 'n'])
-    expect(() => positionals(registrySuperKeyCommand, ['u'], 2, 3)).toThrow(
-      'expected <registryUrl> <currentSuperApiKey> [<newSuperApiKey>]\nUsage: floe registry superkey <registryUrl> <currentSuperApiKey> [<newSuperApiKey>]',
-    )
+    const command = { name: 'x y', usage: 'x y <a> <b> [<c>] [--json]', summary: '', run: async () => 0 }
+    expect(positionals(command, ['u', 'k'], 2, 3)).toEqual(['u', 'k'])
+    expect(positionals(command, ['u', 'k', 'n'], 2, 3)).toEqual(['u', 'k', 'n'])
+    expect(() => positionals(command, ['u'], 2, 3)).toThrow('expected <a> <b> [<c>]\nUsage: floe x y <a> <b> [<c>] [--json]')
+  })
+
+  it('registry commands name their registry by URL or by --stack', async () => {
+    const usage = 'Usage: floe registry superkey (<registryUrl> | --stack <name> [--region <region>] [--profile <profile>]) <currentSuperApiKey> [<newSuperApiKey>]'
+    await expect(registrySuperKeyCommand.run(['u'])).rejects.toThrow(`expected <registryUrl> <currentSuperApiKey> [<newSuperApiKey>]\n${usage}`)
+    await expect(registrySuperKeyCommand.run(['--stack', 'FloeApp'])).rejects.toThrow(`expected <currentSuperApiKey> [<newSuperApiKey>]\n${usage}`)
+    await expect(registrySuperKeyCommand.run(['u', 'k', '--region', 'eu-west-1'])).rejects.toThrow(/^--region goes with --stack <name>/)
+    await expect(registrySuperKeyCommand.run(['k', '--stack', '1bad'])).rejects.toThrow(/^--stack: '1bad' is not a CloudFormation stack name/)
+    await expect(registrySuperKeyCommand.run(['k', '--stack'])).rejects.toThrow(/^--stack needs a value/)
   })
 
   it('names the positional arguments only, not the options', async () => {

@@ -75,4 +75,30 @@ describe('enrich configuration', () => {
     expect(r.config.validation.atomicFieldsLimits).toEqual({ app_id: 5 })
     expect(r.config.monitoring.metrics.stdout).toEqual({ periodMs: 10000, prefix: 'x.y' })
   })
+
+  it('monitoring.sentry: a DSN naming a project, and tags', async () => {
+    const ok = await parse(`${minimal}, monitoring.sentry { dsn = "https://abc123@o1.ingest.sentry.io/4506", tags { team = data, n = 3 } }`)
+    expect(ok.ok && ok.config.monitoring.sentry).toEqual({ dsn: 'https://abc123@o1.ingest.sentry.io/4506', tags: { team: 'data', n: '3' } })
+    for (const dsn of ['http://sentry.acme.com', 'https://sentry.acme.com/1', 'ftp://k@sentry.acme.com/1', 'not a url']) {
+      expect(await parse(`${minimal}, monitoring.sentry.dsn = "${dsn}"`)).toEqual({
+        ok: false,
+        errors: [`monitoring.sentry.dsn: must be a Sentry DSN such as https://<key>@<host>/<projectId>, got ${JSON.stringify(dsn)}`],
+      })
+    }
+    expect(await parse(`${minimal}, monitoring.sentry.tags { a = b }`)).toEqual({ ok: false, errors: ['monitoring.sentry.dsn: required'] })
+    expect(await parse(`${minimal}, monitoring.sentry { dsn = "https://k@h/1", tags = [x] }`)).toEqual({ ok: false, errors: ['monitoring.sentry.tags: must be an object of strings'] })
+  })
+
+  it('input settings without a counterpart on a Lambda trigger are accepted as notices; concurrency.sink has none on the Kinesis variant', async () => {
+    const r = await parse(`${minimal}, input { bufferSize = 5, region = eu-west-1 }, concurrency.sink = 4`)
+    if (!r.ok) throw new Error(JSON.stringify(r))
+    expect(r.config.notices.map((n) => n.key)).toEqual(['input.region', 'input.bufferSize'])
+    expect(r.config.concurrency.sink).toBe(4)
+    const stray = await parse(`${minimal}, input.initialPosition { type = LATEST, timestamp = "2026-01-01T00:00:00Z" }`)
+    expect(stray.ok && stray.config.notices).toEqual([{ key: 'input.initialPosition.timestamp', reason: 'it is where an AT_TIMESTAMP start begins, and input.initialPosition.type is LATEST' }])
+    const plain = await parse(minimal)
+    expect(plain.ok && plain.config.notices).toEqual([])
+    const file = await parse(`input { type = FileSystem, dir = /in }, output { good { type = FileSystem, file = /g }, bad { type = FileSystem, file = /b } }, concurrency.sink = 2`)
+    expect(file.ok && file.config.notices.map((n) => n.key)).toEqual(['concurrency.sink'])
+  })
 })

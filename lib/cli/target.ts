@@ -1,0 +1,178 @@
+/**
+ * Which Floe a command talks to: the running local stack (found through
+ * `${FLOE_DATA_DIR:-.floe}/endpoints.json`), or a deployment named by
+ * `--stack <name>` (with `--region`, `--profile`), found through its
+ * CloudFormation stack outputs (`lib/infra/outputs.ts`) with the caller's own
+ * AWS credentials: IAM decides what the caller may do.
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation'
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { KinesisClient } from '@aws-sdk/client-kinesis'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
+import { makeClients } from '../aws/clients'
+import { locationFromOutputs } from '../infra/outputs'
+import { localNames, type ResourceNames } from '../infra/resources'
+import { usageError, UsageError } from './command'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+export interface TargetOptions {
+  /** A CloudFormation stack name or id (ARN); absent: the local stack. */
+  readonly stack?: string
+  readonly region?: string
+  readonly profile?: string
+}
+
+export interface Target {
+  /** For messages: `the local stack` or `stack FloeApp`. */
+  readonly description: string
+  readonly names: ResourceNames
+  /** Base URL of the HTTP API. */
+  readonly apiUrl?: string
+  readonly ddb: DynamoDBClient
+  readonly kinesis: KinesisClient
+}
+
+/** The usage-line suffix of the commands that take a target. */
+export const TARGET_USAGE = '[--stack <name> [--region <region>] [--profile <profile>]]'
+
+const TARGET_FLAGS = ['stack', 'region', 'profile'] as const
+const STACK_NAME = /^(?:[A-Za-z][A-Za-z0-9-]{0,127}|arn:aws[a-z-]*:cloudformation:[a-z0-9-]+:[0-9]{12}:stack\/[A-Za-z][A-Za-z0-9-]{0,127}\/[0-9a-f-]{36})$/
+const REGION = /^[a-z]{2}(?:-[a-z]+)+-[0-9]{1,2}$/
+const PROFILE = /^[A-Za-z0-9_.@+-]{1,128}$/
+
+/**
+ * Takes `--stack`, `--region` and `--profile` (as `--x value` or `--x=value`)
+ * out of a command's arguments; the rest is left for the command.
+ */
+export function takeTargetOptions(args: readonly string[], usage: string): { target: TargetOptions; rest: string[] } {
+  const rest: string[] = []
+  const found: Partial<Record<(typeof TARGET_FLAGS)[number], string>> = {}
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    const m = /^--(stack|region|profile)(?:=(.*))?$/.exec(a)
+    if (!m) {
+      rest.push(a)
+      continue
+    }
+    const flag = m[1] as (typeof TARGET_FLAGS)[number]
+    const v = m[2] ?? args[++i]
+    if (v === undefined || v === '' || (m[2] === undefined && v.startsWith('--'))) throw usageError(usage, `--${flag} needs a value`)
+    if (found[flag] !== undefined) throw usageError(usage, `--${flag} is given twice`)
+    found[flag] = v
+  }
+  if (found.stack === undefined && (found.region !== undefined || found.profile !== undefined)) {
+    throw usageError(usage, `--${found.region !== undefined ? 'region' : 'profile'} goes with --stack <name> (the local stack needs neither)`)
+  }
+  if (found.stack !== undefined && !STACK_NAME.test(found.stack)) {
+    throw new UsageError(`--stack: '${found.stack}' is not a CloudFormation stack name (a letter, then letters, digits and hyphens, at most 128) or stack id`)
+  }
+  if (found.region !== undefined && !REGION.test(found.region)) throw new UsageError(`--region: '${found.region}' is not an AWS region name (such as eu-west-1)`)
+  if (found.profile !== undefined && !PROFILE.test(found.profile)) throw new UsageError(`--profile: '${found.profile}' is not a profile name`)
+  return { target: found, rest }
+}
+
+export interface EndpointsFileLike {
+  readonly http?: string
+  readonly kinesis: string
+  readonly dynamodb: string
+  readonly s3: string
+  readonly namePrefix?: string
+}
+
+/** `endpoints.json` of the running local stack, in `${FLOE_DATA_DIR:-.floe}`. */
+export function readEndpointsFile(dir = resolve(process.env.FLOE_DATA_DIR || '.floe')): EndpointsFileLike {
+  const file = join(dir, 'endpoints.json')
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    throw new UsageError(`no local stack found (${file} does not exist); start one with 'npx floe start'`)
+  }
+  return JSON.parse(text) as EndpointsFileLike
+}
+
+/** The local stack's target, from `endpoints.json`. */
+export function localTarget(): Target {
+  const ep = readEndpointsFile()
+  const { ddb, kinesis } = makeClients({ dynamodb: ep.dynamodb, kinesis: ep.kinesis, s3: ep.s3 })
+  return { description: 'the local stack', names: localNames(ep.namePrefix ?? 'floe'), apiUrl: ep.http, ddb, kinesis }
+}
+
+/** An AWS SDK error as one line a user can act on, for the stack named `stack`. */
+function describeFailure(err: unknown, stack: string): UsageError | undefined {
+  const e = err as { name?: string; message?: string; Code?: string }
+  const name = e?.name ?? ''
+  const message = e?.message ?? String(err)
+  if (/does not exist/.test(message) && (name === 'ValidationError' || e?.Code === 'ValidationError')) {
+    return new UsageError(`no stack '${stack}' found: ${message} (check --stack, --region and --profile)`)
+  }
+  if (name === 'CredentialsProviderError' || /Could not load credentials/.test(message)) {
+    return new UsageError(`no AWS credentials for stack '${stack}': ${message} (configure credentials, or pass --profile)`)
+  }
+  if (/Region is missing|Region not accepted/i.test(message)) return new UsageError(`no AWS region for stack '${stack}': pass --region or set AWS_REGION`)
+  if (name === 'AccessDenied' || name === 'AccessDeniedException' || /not authorized to perform/.test(message)) {
+    return new UsageError(`access denied (stack '${stack}'): ${message}`)
+  }
+  if (name === 'UnrecognizedClientException' || name === 'InvalidClientTokenId' || name === 'ExpiredToken' || name === 'ExpiredTokenException') {
+    return new UsageError(`the AWS credentials were refused (${name}): ${message}`)
+  }
+  return undefined
+}
+
+/** The deployment named by `--stack`, from its CloudFormation outputs. */
+export async function stackTarget(o: TargetOptions & { stack: string }): Promise<Target> {
+  // a stack id names its region
+  const region = o.region ?? /^arn:aws[a-z-]*:cloudformation:([a-z0-9-]+):/.exec(o.stack)?.[1]
+  const config = { ...(region ? { region } : {}), ...(o.profile ? { profile: o.profile } : {}) }
+  const cfn = new CloudFormationClient(config)
+  let outputs: Record<string, string>
+  let status: string | undefined
+  let stackName = o.stack
+  try {
+    const res = await cfn.send(new DescribeStacksCommand({ StackName: o.stack }))
+    const s = res.Stacks?.[0]
+    if (!s) throw new UsageError(`no stack '${o.stack}' found (check --stack, --region and --profile)`)
+    status = s.StackStatus
+    stackName = s.StackName ?? o.stack
+    outputs = Object.fromEntries((s.Outputs ?? []).filter((x) => x.OutputKey && x.OutputValue !== undefined).map((x) => [x.OutputKey!, x.OutputValue!]))
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw describeFailure(err, o.stack) ?? err
+  } finally {
+    cfn.destroy()
+  }
+  const loc = locationFromOutputs(outputs)
+  if (!loc.ok) {
+    const shown = loc.missing.length > 4 ? `${loc.missing.slice(0, 4).join(', ')} and ${loc.missing.length - 4} more` : loc.missing.join(', ')
+    throw new UsageError(
+      `stack '${stackName}'${status ? ` (${status})` : ''} has no output${loc.missing.length > 1 ? 's' : ''} ${shown}: name the app stack of a Floe deployment (FloeApp unless renamed), deployed by this version`,
+    )
+  }
+  return {
+    description: `stack ${stackName}`,
+    names: loc.value.names,
+    apiUrl: loc.value.apiUrl,
+    ddb: new DynamoDBClient(config),
+    // HTTP/1.1: every call the commands make works on it (the SDK's default for Kinesis is HTTP/2)
+    kinesis: new KinesisClient({ ...config, requestHandler: new NodeHttpHandler({ connectionTimeout: 5000 }) }),
+  }
+}
+
+/** The target the options name: a deployment with `--stack`, else the local stack. */
+export async function resolveTarget(o: TargetOptions): Promise<Target> {
+  if (o.stack !== undefined) return stackTarget({ ...o, stack: o.stack })
+  return localTarget()
+}
+
+/** Turns the AWS errors of a call on a deployment into messages a user can act on. */
+export async function onTarget<T>(target: Target, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    const e = err as { name?: string; message?: string }
+    if (e?.name === 'ResourceNotFoundException') throw new UsageError(`${target.description}: ${e.message} (is the deployment complete?)`)
+    throw describeFailure(err, target.description.replace(/^stack /, '')) ?? err
+  }
+}

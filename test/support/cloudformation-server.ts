@@ -1,0 +1,78 @@
+/**
+ * A CloudFormation endpoint for tests: answers `DescribeStacks` on the AWS
+ * query protocol (form-encoded request, XML answer) with the stacks it is
+ * given, and `ValidationError` for any other stack name, as CloudFormation does.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface FakeStack {
+  readonly name: string
+  readonly status?: string
+  readonly outputs: Readonly<Record<string, string>>
+}
+
+export interface DescribeRequest {
+  readonly action: string | null
+  readonly stackName: string | null
+  /** The credential scope of the request's signature: access key id and region. */
+  readonly accessKeyId?: string
+  readonly region?: string
+}
+
+export interface CloudFormationServer {
+  readonly url: string
+  readonly requests: DescribeRequest[]
+  close(): Promise<void>
+}
+
+const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+const NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/'
+
+function describeXml(s: FakeStack): string {
+  const outputs = Object.entries(s.outputs)
+    .map(([k, v]) => `<member><OutputKey>${xml(k)}</OutputKey><OutputValue>${xml(v)}</OutputValue></member>`)
+    .join('')
+  return (
+    `<DescribeStacksResponse xmlns="${NS}"><DescribeStacksResult><Stacks><member>` +
+    `<StackName>${xml(s.name)}</StackName>` +
+    `<StackId>arn:aws:cloudformation:us-east-1:000000000000:stack/${xml(s.name)}/00000000-0000-4000-8000-000000000000</StackId>` +
+    `<CreationTime>2026-01-01T00:00:00.000Z</CreationTime><StackStatus>${xml(s.status ?? 'CREATE_COMPLETE')}</StackStatus>` +
+    `<Outputs>${outputs}</Outputs></member></Stacks></DescribeStacksResult>` +
+    `<ResponseMetadata><RequestId>00000000-0000-4000-8000-000000000001</RequestId></ResponseMetadata></DescribeStacksResponse>`
+  )
+}
+
+function errorXml(code: string, message: string): string {
+  return `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>${xml(code)}</Code><Message>${xml(message)}</Message></Error><RequestId>00000000-0000-4000-8000-000000000002</RequestId></ErrorResponse>`
+}
+
+export async function startCloudFormationServer(stacks: readonly FakeStack[]): Promise<CloudFormationServer> {
+  const requests: DescribeRequest[] = []
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
+      const scope = /Credential=([^/]+)\/\d{8}\/([^/]+)\/cloudformation\//.exec(req.headers.authorization ?? '')
+      const r: DescribeRequest = { action: form.get('Action'), stackName: form.get('StackName'), accessKeyId: scope?.[1], region: scope?.[2] }
+      requests.push(r)
+      const send = (status: number, body: string) => {
+        res.writeHead(status, { 'content-type': 'text/xml' })
+        res.end(body)
+      }
+      if (r.action !== 'DescribeStacks') return send(400, errorXml('InvalidAction', `Could not find operation ${r.action}`))
+      // by name, or by stack id (arn:…:stack/<name>/<uuid>)
+      const s = stacks.find((x) => x.name === r.stackName || (r.stackName ?? '').includes(`:stack/${x.name}/`))
+      if (!s) return send(400, errorXml('ValidationError', `Stack with id ${r.stackName} does not exist`))
+      send(200, describeXml(s))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
