@@ -66,14 +66,20 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
       const headers: Record<string, string | number> = { ...r.headers }
       if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body)
       let answered = false
+      const limit = r.maxBytes ?? maxBytes
       const req = (u.protocol === 'https:' ? https : http).request(u, { method: r.method, headers, agent: agentFor(u) }, (res) => {
         answered = true
         const chunks: Buffer[] = []
         let size = 0
+        if (Number(res.headers['content-length']) > limit) {
+          done({ ok: false, error: `the answer is larger than ${limit} bytes` })
+          req.destroy()
+          return
+        }
         res.on('data', (c: Buffer) => {
           size += c.length
-          if (size > maxBytes) {
-            done({ ok: false, error: `the answer is larger than ${maxBytes} bytes` })
+          if (size > limit) {
+            done({ ok: false, error: `the answer is larger than ${limit} bytes` })
             req.destroy()
             return
           }
@@ -84,7 +90,7 @@ export function nodeHttpClient(o: HttpClientOptions = {}): NodeHttpClient {
         res.on('aborted', () => done({ ok: false, error: 'the connection closed before the answer was complete' }))
       })
       const timer = setTimeout(() => {
-        done({ ok: false, error: `no answer within ${r.timeoutMs} ms` })
+        done({ ok: false, error: `no answer within ${r.timeoutMs} ms`, timedOut: true })
         req.destroy()
       }, Math.max(0, deadline - Date.now()))
       req.on('error', (err: NodeJS.ErrnoException) => {

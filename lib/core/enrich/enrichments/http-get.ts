@@ -2,9 +2,12 @@
  * What enrichments that read a web service (currency conversion, weather)
  * need from the network: a GET with a deadline and a bounded answer. The core
  * only sees this interface; the shell hands in the implementation (Node's
- * HTTP client with a bounded keep-alive pool, `lib/aws/http-get.ts`), tests a
+ * HTTP client with a bounded keep-alive pool, the one the lookup enrichments
+ * use: `lib/aws/http-get.ts`), tests a
  * client of their own or the same one against local servers.
  */
+
+import type { HttpAnswer } from './lookups'
 
 export interface HttpGetOptions {
   /** The whole exchange (connecting, sending, reading the answer) must end within this many milliseconds. */
@@ -14,7 +17,7 @@ export interface HttpGetOptions {
 }
 
 /** An answer (any status), or why there is none (a network error, a timeout, an answer too long). */
-export type HttpGetResult = { readonly ok: true; readonly status: number; readonly body: string } | { readonly ok: false; readonly error: string }
+export type HttpGetResult = HttpAnswer
 
 export interface HttpGet {
   /** Never rejects: failures are results. */

@@ -21,10 +21,12 @@ export interface HttpRequest {
   readonly body?: string
   /** The whole exchange (waiting for a connection included) must finish within this. */
   readonly timeoutMs: number
+  /** Answers longer than this many bytes are refused (default: the client's bound). */
+  readonly maxBytes?: number
 }
 
 /** A response with any status, or why there is none (connection refused, timeout, answer too large). */
-export type HttpAnswer = { readonly ok: true; readonly status: number; readonly body: string } | { readonly ok: false; readonly error: string }
+export type HttpAnswer = { readonly ok: true; readonly status: number; readonly body: string } | { readonly ok: false; readonly error: string; readonly timedOut?: true }
 
 export interface HttpClient {
   request(r: HttpRequest): Promise<HttpAnswer>

@@ -187,7 +187,7 @@ export class WeatherHistory {
   private async fetch(key: string, lat: string, lon: string, dayStartSec: number): Promise<readonly Stamp[] | WeatherError> {
     this.requests++
     const r = await this.o.http.get(this.url(lat, lon, dayStartSec), { timeoutMs: this.o.timeoutMs }).catch((err: Error) => ({ ok: false as const, error: err.message }))
-    const value: readonly Stamp[] | WeatherError = r.ok ? parseHistory(r.status, r.body) : { error: `OpenWeatherMap request failed: ${r.error}`, timeout: r.error.startsWith('timed out') }
+    const value: readonly Stamp[] | WeatherError = r.ok ? parseHistory(r.status, r.body) : { error: `OpenWeatherMap request failed: ${r.error}`, timeout: 'timedOut' in r && r.timedOut === true }
     if (isError(value) && value.timeout) return value
     this.held.set(key, { value, until: isError(value) ? this.o.now() + WEATHER_ERROR_HOLD_MS : Infinity })
     if (this.held.size > this.o.cacheSize) this.held.delete(this.held.keys().next().value as string)
