@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { HttpHandler } from '../http/types'
 import { createTrackingDesignService } from '../core/tracking-design/service'
 import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
+import { cachedRegistry, schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { defaultResolver } from '../core/iglu/resolver-config'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
@@ -35,7 +36,8 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
       settings: tableName('settings'),
       schemas: tableName('schemas'),
     })
-    const registry = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
+    const resolving = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
+    const registry = cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 })
     return createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
   })
   return (req) => service.get()(req)

@@ -5,7 +5,8 @@
  * registry. Transport-neutral: requests in, responses out, storage behind ports.
  */
 import { randomUUID } from 'node:crypto'
-import { formatSchemaVer, parseSchemaVer } from '../iglu/keys'
+import { compareSchemaVer, formatSchemaVer, parseSchemaVer, toIgluUri } from '../iglu/keys'
+import type { StoredSchema } from '../iglu/store'
 import { Router } from '../../http/router'
 import { json, type HttpHandler, type HttpRequest, type HttpResponse } from '../../http/types'
 import { authorize, checkApiKey, isUuid, issueToken, newSigningSecret } from './auth'
@@ -30,23 +31,49 @@ export interface TrackingDesignOptions {
   readonly newId?: () => string
 }
 
-/** A registry reader that answers each lookup once per request (validation and checks share them). */
+/**
+ * A registry reader that answers each lookup once per request (validation and checks
+ * share them). A schema is looked up in its data structure's version list (one read
+ * gives the current and the latest version a check needs), then on its own.
+ */
 export function memoRegistry(registry: RegistryReader): RegistryReader {
   const gets = new Map<string, ReturnType<RegistryReader['get']>>()
   const groups = new Map<string, ReturnType<RegistryReader['listGroup']>>()
+  const listGroup: RegistryReader['listGroup'] = (vendor, name) => {
+    const id = `${vendor}/${name}`
+    let p = groups.get(id)
+    if (!p) groups.set(id, (p = registry.listGroup(vendor, name)))
+    return p
+  }
+  const get: RegistryReader['get'] = (key) => {
+    const id = toIgluUri(key)
+    let p = gets.get(id)
+    if (!p) {
+      p = listGroup(key.vendor, key.name).then(
+        (group) => group.find((s) => s.key.format === key.format && compareSchemaVer(s.key.version, key.version) === 0) ?? registry.get(key),
+      )
+      gets.set(id, p)
+    }
+    return p
+  }
   return {
-    get(key) {
-      const id = `${key.vendor}/${key.name}/${key.format}/${key.version.model}-${key.version.revision}-${key.version.addition}`
-      let p = gets.get(id)
-      if (!p) gets.set(id, (p = registry.get(key)))
-      return p
+    get,
+    async getMany(keys) {
+      // Keys not asked for yet are read together (references are mostly of other structures).
+      const fresh = keys.filter((k) => !gets.has(toIgluUri(k)))
+      if (fresh.length > 0 && registry.getMany) {
+        const batch = registry.getMany(fresh)
+        for (const k of fresh) gets.set(toIgluUri(k), batch.then((m) => m.get(toIgluUri(k))))
+      }
+      const found = await Promise.all(keys.map(get))
+      const out = new Map<string, StoredSchema>()
+      keys.forEach((k, i) => {
+        const s = found[i]
+        if (s) out.set(toIgluUri(k), s)
+      })
+      return out
     },
-    listGroup(vendor, name) {
-      const id = `${vendor}/${name}`
-      let p = groups.get(id)
-      if (!p) groups.set(id, (p = registry.listGroup(vendor, name)))
-      return p
-    },
+    listGroup,
     listAll: () => registry.listAll(),
   }
 }
@@ -163,13 +190,33 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     ...extra,
   })
 
+  /**
+   * The data structures a `sourceId` names: its hash, `vendor/name/format`,
+   * `iglu:vendor/name/format`, or `vendor/name` (its `jsonschema` structure, the format
+   * Iglu schemas have). Nothing for any other text.
+   */
+  const structureHashes = (org: string, sourceId: string): string[] => {
+    if (/^[0-9a-f]{64}$/.test(sourceId)) return [sourceId]
+    const parts = sourceId.replace(/^iglu:/, '').split('/')
+    if (parts.some((p) => p === '')) return []
+    if (parts.length === 3) return [dataStructureHash(org, parts[0]!, parts[1]!, parts[2]!)]
+    if (parts.length !== 2 || sourceId.startsWith('iglu:')) return []
+    return [dataStructureHash(org, parts[0]!, parts[1]!, 'jsonschema')]
+  }
+
   const list = (alias: boolean): Authed => async ({ req, org }) => {
     const q = req.query
     if (q.status !== undefined && !(STATUSES as readonly string[]).includes(q.status)) {
       return failure(422, CODES.invalidValue, 'status', `status must be one of ${STATUSES.join(', ')}`)
     }
     const sourceId = q.sourceId ?? q.dataStructureId
-    let rows = await specs.list(org)
+    const structures = sourceId !== undefined ? structureHashes(org, sourceId) : undefined
+    let rows = await specs.list(org, {
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.dataProductId !== undefined ? { dataProductId: q.dataProductId } : {}),
+      ...(structures !== undefined ? { dataStructures: structures } : {}),
+      ...(structures !== undefined && q.sourceVersion !== undefined ? { sourceVersion: q.sourceVersion } : {}),
+    })
     rows = rows.filter((s) => {
       if (q.status !== undefined && s.doc.status !== q.status) return false
       if (q.dataProductId !== undefined && s.doc.dataProductId !== q.dataProductId) return false
