@@ -28,6 +28,7 @@ import type { HttpRequest } from '../../lib/http/types'
 import { monthlyCost, type DeploymentShape, type Ingress, type MeasuredFigures, type StreamCapacityMode } from '../../lib/infra/cost-model'
 import { functions, streamTriggers, triggerSettings } from '../../lib/infra/functions'
 import { prices } from '../../lib/infra/prices'
+import { readSettings } from '../../lib/infra/settings'
 import { streams } from '../../lib/infra/resources'
 import { collectorHttpHandler } from '../../functions/collector/app'
 import { productionEnrichments } from '../support/enrichments'
@@ -157,13 +158,17 @@ async function main() {
     console.log(`  enrich, common production set    ${enrichCommon.cpuMsPerEvent.toFixed(3)} ms/event   good TSV ${enrichCommon.goodBytesPerEvent.toFixed(0)} B/event`)
     console.log(`  archive (raw + good, gzip)       ${archive.cpuMsPerRecord.toFixed(4)} ms/record   ${archive.storedBytesPerEvent.toFixed(0)} B stored/event`)
 
-    const enrichTrigger = triggerSettings(streamTriggers.find((t) => t.function === 'enrich')!)
+    // The deploy settings' defaults (`lib/infra/settings.ts`), as `cdk deploy` without -c options builds them.
+    const defaults = readSettings({}, {})
+    if (!defaults.ok) throw new Error(defaults.errors.join('\n'))
+    const enrichDeclared = triggerSettings(streamTriggers.find((t) => t.function === 'enrich')!)
+    const enrichTrigger = { ...enrichDeclared, batchSize: defaults.settings.enrich.batchSize ?? enrichDeclared.batchSize, maxBatchingWindowSeconds: defaults.settings.enrich.batchingWindowSeconds, parallelizationFactor: defaults.settings.enrich.parallelizationFactor }
     const archiveTrigger = triggerSettings(streamTriggers.find((t) => t.function === 'archive')!)
     const shape = (ingress: Ingress, streamMode: StreamCapacityMode): DeploymentShape => ({
       ingress,
       streamMode,
       collector: { memoryMb: functions.collector.memoryMb ?? 512, ioMs: ASSUMED.collectorIoMs },
-      enrich: { memoryMb: functions.enrich.memoryMb ?? 1024, batchSize: enrichTrigger.batchSize, maxBatchingWindowSeconds: enrichTrigger.maxBatchingWindowSeconds, parallelizationFactor: enrichTrigger.parallelizationFactor, ioMs: ASSUMED.enrichIoMs },
+      enrich: { memoryMb: defaults.settings.enrich.memoryMb, batchSize: enrichTrigger.batchSize, maxBatchingWindowSeconds: enrichTrigger.maxBatchingWindowSeconds, parallelizationFactor: enrichTrigger.parallelizationFactor, ioMs: ASSUMED.enrichIoMs },
       archive: { memoryMb: functions.archive.memoryMb ?? 512, batchSize: archiveTrigger.batchSize, maxBatchingWindowSeconds: archiveTrigger.maxBatchingWindowSeconds, parallelizationFactor: archiveTrigger.parallelizationFactor, ioMs: ASSUMED.archiveIoMs },
       shards: { raw: streams.raw.shards, good: streams.good.shards, incomplete: streams.incomplete.shards, bad: streams.bad.shards, pii: streams.pii.shards },
       shardHeadroom: ASSUMED.shardHeadroom,
@@ -171,7 +176,8 @@ async function main() {
       searchStore: true,
       searchStoreAcu: ASSUMED.searchStoreAcu,
     })
-    console.log(`\nAssumed: ${Object.entries(ASSUMED).map(([k, v]) => `${k} ${v}`).join(', ')}; common production set of enrichments.`)
+    console.log(`\nDefault deployment: -c ingress=${defaults.settings.ingress} -c streamMode=${defaults.settings.streamMode}; enrich ${defaults.settings.enrich.memoryMb} MB, batches of up to ${enrichTrigger.batchSize} records, window ${enrichTrigger.maxBatchingWindowSeconds} s, parallelization ${enrichTrigger.parallelizationFactor}; archive batches of up to ${archiveTrigger.batchSize} records, window ${archiveTrigger.maxBatchingWindowSeconds} s.`)
+    console.log(`Assumed: ${Object.entries(ASSUMED).map(([k, v]) => `${k} ${v}`).join(', ')}; common production set of enrichments.`)
     console.log(`Prices: lib/infra/prices.ts, ${prices.region}, as of ${prices.asOf}, ${prices.currency}; a month is ${prices.hoursPerMonth} h. Search store shown apart (not in the totals).\n`)
     const usd = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3)).padStart(8)
     console.log(`${'events/s'.padStart(8)} ${'ev/req'.padStart(6)}  ${'ingress'.padEnd(12)} ${'streams'.padEnd(11)} ${'ingress'.padStart(8)} ${'Lambda'.padStart(8)} ${'Kinesis'.padStart(8)} ${'S3'.padStart(8)} ${'DynamoDB'.padStart(8)} ${'total/mo'.padStart(9)} ${'$/M ev'.padStart(7)} ${'search'.padStart(7)}`)
