@@ -22,7 +22,9 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
   type TransactWriteItem,
@@ -105,6 +107,53 @@ export function specIndexKeys(s: Pick<StoredSpec, 'orgId' | 'id' | 'doc'>): Item
     out.gsi3sk = { S: `${formatSchemaVer(k.version)}#${s.id}` }
   }
   return out
+}
+
+/** The settings-table record saying every specification carries its index keys. */
+const INDEXED_MARKER: Item = { pk: { S: 'tracking-design' }, sk: { S: 'specIndexes' } }
+const INDEX_VERSION = '1'
+
+/**
+ * Gives the index keys to specifications written before the indexes existed (a
+ * one-time pass, recorded in the settings table so later starts only read the
+ * record). Each record is updated only if its `rev` is unchanged: a concurrent
+ * write sets the keys itself. Returns how many records were updated.
+ */
+export async function backfillSpecIndexKeys(ddb: DynamoDBClient, specsTable: string, settingsTable: string): Promise<number> {
+  const marker = await ddb.send(new GetItemCommand({ TableName: settingsTable, Key: INDEXED_MARKER, ConsistentRead: true }))
+  if (marker.Item?.version?.S === INDEX_VERSION) return 0
+  let updated = 0
+  let start: Item | undefined
+  do {
+    const page = await ddb.send(new ScanCommand({
+      TableName: specsTable,
+      ExclusiveStartKey: start,
+      FilterExpression: 'begins_with(sk, :spec) AND attribute_not_exists(gsi1pk)',
+      ExpressionAttributeValues: { ':spec': { S: 'spec#' } },
+      ConsistentRead: true,
+    }))
+    for (const item of page.Items ?? []) {
+      const orgId = item.pk!.S!.replace(/^org#/, '')
+      const keys = specIndexKeys(fromSpecItem(orgId, item))
+      const names = Object.keys(keys)
+      if (names.length === 0) continue
+      try {
+        await ddb.send(new UpdateItemCommand({
+          TableName: specsTable,
+          Key: { pk: item.pk!, sk: item.sk! },
+          UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
+          ConditionExpression: 'rev = :rev',
+          ExpressionAttributeValues: { ':rev': item.rev!, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]!])) },
+        }))
+        updated++
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err
+      }
+    }
+    start = page.LastEvaluatedKey
+  } while (start)
+  await ddb.send(new PutItemCommand({ TableName: settingsTable, Item: { ...INDEXED_MARKER, version: { S: INDEX_VERSION }, updatedAt: { S: new Date().toISOString() }, records: { N: String(updated) } } }))
+  return updated
 }
 
 function specItem(s: StoredSpec): Item {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { DynamoSchemaStore } from '../../../lib/aws/registry-store'
-import { DynamoSpecStore } from '../../../lib/aws/tracking-design-store'
+import { backfillSpecIndexKeys, DynamoSpecStore } from '../../../lib/aws/tracking-design-store'
 import { parseIgluUri, type SchemaKey } from '../../../lib/core/iglu/keys'
 import { dataStructureHash } from '../../../lib/core/tracking-design/datastructures'
 import type { HistoryEntry, JsonObject, StoredSpec } from '../../../lib/core/tracking-design/types'
@@ -88,6 +88,31 @@ describe('DynamoSpecStore.list', () => {
     expect(await listed({ dataStructures: [dataStructureHash(ORG, 'com.acme', 'other', 'jsonschema')], sourceVersion: '2-0-0' })).toEqual(['a'])
     expect(await store().delete(ORG, ids.a)).toBe(true)
     expect(await listed({ status: 'published' })).toEqual(['b'])
+  })
+})
+
+describe('backfillSpecIndexKeys', () => {
+  it('gives records written without index keys their keys once, and records that it did', async () => {
+    const { eventSpecs, settings } = stack.current.names.tables
+    const org = 'org-backfill'
+    const id = randomUUID()
+    await testClients().ddb.send(new PutItemCommand({
+      TableName: eventSpecs,
+      Item: {
+        pk: { S: `org#${org}` }, sk: { S: `spec#${id}` }, id: { S: id }, rev: { N: '3' }, status: { S: 'published' },
+        doc: { S: JSON.stringify({ id, name: 'old', status: 'published', dataProductId: 'dp-9', event: { source: 'iglu:com.acme/old/jsonschema/1-0-0' } }) },
+        latest: { S: JSON.stringify({ eventSpecId: id, version: 1, status: 'published', author: 'k', message: '', date: '2026-01-01T00:00:00Z' }) },
+      },
+    }))
+    const s = store()
+    expect(await s.list(org, { status: 'published' })).toEqual([])
+    expect(await backfillSpecIndexKeys(testClients().ddb, eventSpecs, settings)).toBeGreaterThanOrEqual(1)
+    expect((await s.list(org, { status: 'published' })).map((x) => x.id)).toEqual([id])
+    expect((await s.list(org, { dataProductId: 'dp-9' })).map((x) => x.id)).toEqual([id])
+    expect((await s.list(org, { dataStructures: [dataStructureHash(org, 'com.acme', 'old', 'jsonschema')], sourceVersion: '1-0-0' })).map((x) => x.id)).toEqual([id])
+    expect((await s.get(org, id))?.rev).toBe(3)
+    // done once: later starts only read the record of it
+    expect(await backfillSpecIndexKeys(testClients().ddb, eventSpecs, settings)).toBe(0)
   })
 })
 
