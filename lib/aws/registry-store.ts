@@ -9,6 +9,7 @@
  * `settings` table: pk = `registry`, sk = `superApiKey` holds the super key hash.
  */
 import {
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   GetItemCommand,
@@ -82,6 +83,25 @@ export class DynamoSchemaStore implements SchemaStore {
       ConsistentRead: true,
     }))
     return res.Item ? fromItem(res.Item) : undefined
+  }
+
+  /** Consistent `BatchGetItem` reads of up to 100 keys each, unprocessed keys retried; keyed by Iglu URI. */
+  async getMany(keys: readonly SchemaKey[]): Promise<Map<string, StoredSchema>> {
+    const out = new Map<string, StoredSchema>()
+    const unique = [...new Map(keys.map((k) => [toIgluUri(k), k])).values()]
+    for (let i = 0; i < unique.length; i += 100) {
+      let wanted: Item[] = unique.slice(i, i + 100).map((k) => ({ pk: { S: groupPk(k) }, sk: { S: versionSortKey(k.version) } }))
+      for (let attempt = 0; wanted.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)))
+        const res = await this.ddb.send(new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: wanted, ConsistentRead: true } } }))
+        for (const item of res.Responses?.[this.table] ?? []) {
+          const s = fromItem(item)
+          out.set(toIgluUri(s.key), s)
+        }
+        wanted = (res.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[]
+      }
+    }
+    return out
   }
 
   async listAll() {

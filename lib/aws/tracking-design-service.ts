@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { HttpHandler } from '../http/types'
 import { createTrackingDesignService } from '../core/tracking-design/service'
 import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
+import { cachedRegistry, schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { defaultResolver } from '../core/iglu/resolver-config'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
@@ -13,7 +14,7 @@ import { clients } from './clients'
 import { externalRepositories } from './external-registries'
 import { restartable } from '../runtime/restarts'
 import { DynamoSchemaStore } from './registry-store'
-import { DynamoAccountStore, DynamoCatalogStore, DynamoSpecStore } from './tracking-design-store'
+import { backfillSpecIndexKeys, DynamoAccountStore, DynamoCatalogStore, DynamoSpecStore } from './tracking-design-store'
 
 /** The stores over the given physical table names. */
 export function trackingDesignStores(ddb: DynamoDBClient, tables: Pick<ResourceNames['tables'], 'eventSpecs' | 'specHistory' | 'apiKeys' | 'settings' | 'schemas'>) {
@@ -35,8 +36,19 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
       settings: tableName('settings'),
       schemas: tableName('schemas'),
     })
-    const registry = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
-    return createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+    const resolving = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
+    const registry = cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 })
+    const handler = createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+    // Records from before the list indexes get their keys once, before the first request is answered.
+    let indexed: Promise<unknown> | undefined
+    return async (req: Parameters<HttpHandler>[0]) => {
+      indexed ??= backfillSpecIndexKeys(clients().ddb, tableName('eventSpecs'), tableName('settings')).catch((err) => {
+        indexed = undefined
+        throw err
+      })
+      await indexed
+      return handler(req)
+    }
   })
   return (req) => service.get()(req)
 }

@@ -2,7 +2,11 @@
  * DynamoDB adapters of the tracking-design ports.
  *
  * `eventSpecs`: pk = `org#{orgId}`, sk = `spec#{specId}`; `doc` and `latest` are JSON text
- *   (key order survives), `rev` is the optimistic-concurrency counter; sk =
+ *   (key order survives), `rev` is the optimistic-concurrency counter. Index keys, set only
+ *   when the document has the field: gsi1 (`org#{orgId}#status#{status}`, `spec#{id}`),
+ *   gsi2 (`org#{orgId}#dataProduct#{dataProductId}`, `spec#{id}`), gsi3
+ *   (`org#{orgId}#ds#{data structure hash}`, `{SchemaVer}#{id}`), all projecting the whole item.
+ *   Name claims carry none of them, so they never show in the indexes. sk =
  *   `name#{vendor/name/format}#{name}` claims a name within a data structure for `specId`, written
  *   in the same transaction as the specification (names are unique without a race).
  * `specHistory`: pk = `{orgId}#{specId}`, sk = `v#{zero-padded version}#{ISO date}`; `entry` is
@@ -18,14 +22,18 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb'
-import { StoreInputError, type AccountStore, type CatalogStore, type SpecStore, type SpecUpdate, type UpdateAllResult } from '../core/tracking-design/ports'
+import { StoreInputError, type AccountStore, type CatalogStore, type SpecFilter, type SpecStore, type SpecUpdate, type UpdateAllResult } from '../core/tracking-design/ports'
 import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization, OrgApiKey, StoredSpec } from '../core/tracking-design/types'
-import { nameClaim, type NameClaim } from '../core/tracking-design/validate'
+import { nameClaim, sourceKey, type NameClaim } from '../core/tracking-design/validate'
+import { dataStructureHash } from '../core/tracking-design/datastructures'
+import { formatSchemaVer } from '../core/iglu/keys'
 import { queryAll } from './dynamo'
 
 type Item = Record<string, AttributeValue>
@@ -81,6 +89,73 @@ const failedAt = (err: unknown): number[] =>
 const historyPk = (orgId: string, id: string) => `${orgId}#${id}`
 const historySk = (h: { version: number; date: string }) => `v#${String(h.version).padStart(10, '0')}#${h.date}`
 
+/** The index keys of a specification (see the module comment); absent fields leave it out of that index. */
+export function specIndexKeys(s: Pick<StoredSpec, 'orgId' | 'id' | 'doc'>): Item {
+  const out: Item = {}
+  const org = specPk(s.orgId)
+  if (typeof s.doc.status === 'string' && s.doc.status !== '') {
+    out.gsi1pk = { S: `${org}#status#${s.doc.status}` }
+    out.gsi1sk = { S: specSk(s.id) }
+  }
+  if (typeof s.doc.dataProductId === 'string' && s.doc.dataProductId !== '') {
+    out.gsi2pk = { S: `${org}#dataProduct#${s.doc.dataProductId}` }
+    out.gsi2sk = { S: specSk(s.id) }
+  }
+  const k = sourceKey(s.doc)
+  if (k) {
+    out.gsi3pk = { S: `${org}#ds#${dataStructureHash(s.orgId, k.vendor, k.name, k.format)}` }
+    out.gsi3sk = { S: `${formatSchemaVer(k.version)}#${s.id}` }
+  }
+  return out
+}
+
+/** The settings-table record saying every specification carries its index keys. */
+const INDEXED_MARKER: Item = { pk: { S: 'tracking-design' }, sk: { S: 'specIndexes' } }
+const INDEX_VERSION = '1'
+
+/**
+ * Gives the index keys to specifications written before the indexes existed (a
+ * one-time pass, recorded in the settings table so later starts only read the
+ * record). Each record is updated only if its `rev` is unchanged: a concurrent
+ * write sets the keys itself. Returns how many records were updated.
+ */
+export async function backfillSpecIndexKeys(ddb: DynamoDBClient, specsTable: string, settingsTable: string): Promise<number> {
+  const marker = await ddb.send(new GetItemCommand({ TableName: settingsTable, Key: INDEXED_MARKER, ConsistentRead: true }))
+  if (marker.Item?.version?.S === INDEX_VERSION) return 0
+  let updated = 0
+  let start: Item | undefined
+  do {
+    const page = await ddb.send(new ScanCommand({
+      TableName: specsTable,
+      ExclusiveStartKey: start,
+      FilterExpression: 'begins_with(sk, :spec) AND attribute_not_exists(gsi1pk)',
+      ExpressionAttributeValues: { ':spec': { S: 'spec#' } },
+      ConsistentRead: true,
+    }))
+    for (const item of page.Items ?? []) {
+      const orgId = item.pk!.S!.replace(/^org#/, '')
+      const keys = specIndexKeys(fromSpecItem(orgId, item))
+      const names = Object.keys(keys)
+      if (names.length === 0) continue
+      try {
+        await ddb.send(new UpdateItemCommand({
+          TableName: specsTable,
+          Key: { pk: item.pk!, sk: item.sk! },
+          UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
+          ConditionExpression: 'rev = :rev',
+          ExpressionAttributeValues: { ':rev': item.rev!, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]!])) },
+        }))
+        updated++
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err
+      }
+    }
+    start = page.LastEvaluatedKey
+  } while (start)
+  await ddb.send(new PutItemCommand({ TableName: settingsTable, Item: { ...INDEXED_MARKER, version: { S: INDEX_VERSION }, updatedAt: { S: new Date().toISOString() }, records: { N: String(updated) } } }))
+  return updated
+}
+
 function specItem(s: StoredSpec): Item {
   return {
     pk: { S: specPk(s.orgId) },
@@ -90,6 +165,7 @@ function specItem(s: StoredSpec): Item {
     status: { S: s.latest.status },
     doc: { S: JSON.stringify(s.doc) },
     latest: { S: JSON.stringify(s.latest) },
+    ...specIndexKeys(s),
   }
 }
 
@@ -105,14 +181,37 @@ export class DynamoSpecStore implements SpecStore {
     return res.Item ? fromSpecItem(orgId, res.Item) : undefined
   }
 
-  async list(orgId: string) {
-    const items = await queryAll(this.ddb, {
-      TableName: this.specsTable,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': { S: specPk(orgId) }, ':p': { S: 'spec#' } },
-      ConsistentRead: true,
-    })
-    return items.map((i) => fromSpecItem(orgId, i))
+  /**
+   * Without a filter, one consistent query of the organization's partition. With one, a
+   * query of the most selective index the filter names: data structure (and version), then
+   * data product, then status. Index reads are eventually consistent (a write shows up in
+   * them within about a second on AWS).
+   */
+  async list(orgId: string, filter: SpecFilter = {}) {
+    const org = specPk(orgId)
+    let queries: ConstructorParameters<typeof QueryCommand>[0][]
+    if (filter.dataStructures !== undefined) {
+      queries = [...new Set(filter.dataStructures)].map((hash) => ({
+        TableName: this.specsTable,
+        IndexName: 'gsi3',
+        KeyConditionExpression: filter.sourceVersion !== undefined ? 'gsi3pk = :pk AND begins_with(gsi3sk, :v)' : 'gsi3pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: `${org}#ds#${hash}` }, ...(filter.sourceVersion !== undefined ? { ':v': { S: `${filter.sourceVersion}#` } } : {}) },
+      }))
+    } else if (filter.dataProductId !== undefined) {
+      queries = [{ TableName: this.specsTable, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': { S: `${org}#dataProduct#${filter.dataProductId}` } } }]
+    } else if (filter.status !== undefined) {
+      queries = [{ TableName: this.specsTable, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': { S: `${org}#status#${filter.status}` } } }]
+    } else {
+      queries = [{ TableName: this.specsTable, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': { S: org }, ':p': { S: 'spec#' } }, ConsistentRead: true }]
+    }
+    const pages = await Promise.all(queries.map((q) => queryAll(this.ddb, q)))
+    const seen = new Set<string>()
+    const out: StoredSpec[] = []
+    for (const item of pages.flat()) {
+      const s = fromSpecItem(orgId, item)
+      if (!seen.has(s.id)) out.push(s), seen.add(s.id)
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   }
 
   async nameOwner(orgId: string, claim: NameClaim) {

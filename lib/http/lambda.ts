@@ -1,8 +1,9 @@
 import middy from '@middy/core'
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
+import type { ALBEvent, ALBResult, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import { clients } from '../aws/clients'
 import { REALM } from '../core/auth/basic'
 import { checkRestarts } from '../runtime/restarts'
+import { fromAlb, isAlbEvent, toAlb } from './alb'
 import { fromApiGatewayV2, toApiGatewayV2 } from './apigateway'
 import type { HttpHandler, HttpResponse } from './types'
 import { text } from './types'
@@ -33,29 +34,36 @@ export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | 
 }
 
 /**
- * Wraps a transport-neutral HTTP handler as an API Gateway HTTP API (payload
- * 2.0) Lambda handler. A dependency that cannot be reached is a 503 with
- * `Retry-After`; other unexpected errors become a 500 with a generic message
- * (the detail goes to the log, never to the client). Restarts ordered by the
- * control plane are applied before the request is handled.
+ * Wraps a transport-neutral HTTP handler as a Lambda handler for the three
+ * ingresses: an API Gateway HTTP API (payload 2.0), a Lambda function URL (the
+ * same payload) and an Application Load Balancer target (multi-value headers);
+ * the answer goes back in the shape of the event that came. A dependency that
+ * cannot be reached is a 503 with `Retry-After`; other unexpected errors become
+ * a 500 with a generic message (the detail goes to the log, never to the
+ * client). Restarts ordered by the control plane are applied before the request
+ * is handled.
  */
 export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>().handler(async (event) => {
+  return middy<APIGatewayProxyEventV2 | ALBEvent, APIGatewayProxyStructuredResultV2 | ALBResult>().handler(async (event) => {
+    const alb = isAlbEvent(event)
+    const answer = alb ? toAlb : toApiGatewayV2
+    const path = alb ? event.path : event.rawPath
     try {
       if (opts.auth === 'basic') {
-        const refusal = basicAuthRefusal(event)
-        if (refusal) return toApiGatewayV2(refusal)
+        // Only the HTTP API's authorizer gives a verdict: any other ingress is refused.
+        const refusal = basicAuthRefusal(alb ? ({ requestContext: {} } as APIGatewayProxyEventV2) : event)
+        if (refusal) return answer(refusal)
       }
       void checkRestarts(() => clients().ddb)
-      return toApiGatewayV2(await handler(fromApiGatewayV2(event)))
+      return answer(await handler(alb ? fromAlb(event) : fromApiGatewayV2(event)))
     } catch (err) {
       const unavailable = unavailableReason(err)
       if (unavailable !== undefined) {
-        console.error(JSON.stringify({ level: 'warn', msg: 'dependency unavailable', path: event.rawPath, error: unavailable }))
-        return toApiGatewayV2(unavailableResponse(unavailable))
+        console.error(JSON.stringify({ level: 'warn', msg: 'dependency unavailable', path, error: unavailable }))
+        return answer(unavailableResponse(unavailable))
       }
-      console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', path: event.rawPath, error: String((err as Error)?.stack ?? err) }))
-      return toApiGatewayV2({
+      console.error(JSON.stringify({ level: 'error', msg: 'unhandled error', path, error: String((err as Error)?.stack ?? err) }))
+      return answer({
         statusCode: 500,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'Internal server error' }),

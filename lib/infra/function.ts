@@ -30,6 +30,8 @@ export interface FloeFunctionProps {
   readonly projectRoot: string
   /** Days the function's log group keeps its logs (one of CloudWatch Logs' retention periods; default 30). */
   readonly logRetentionDays?: number
+  /** Memory in MB, over the declaration's (a deploy setting). */
+  readonly memoryMb?: number
 }
 
 /**
@@ -53,7 +55,7 @@ export class FloeFunction extends Construct {
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: decl.memoryMb ?? 256,
+      memorySize: props.memoryMb ?? decl.memoryMb ?? 256,
       timeout: Duration.seconds(decl.timeoutSeconds ?? 30),
       loggingFormat: LoggingFormat.JSON,
       logGroup,

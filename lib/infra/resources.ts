@@ -37,13 +37,16 @@ export interface TableDecl {
 const pk: KeyDecl = { name: 'pk', type: 'S' }
 const sk: KeyDecl = { name: 'sk', type: 'S' }
 const gsi1: IndexDecl = { partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } }
+const gsi2: IndexDecl = { partitionKey: { name: 'gsi2pk', type: 'S' }, sortKey: { name: 'gsi2sk', type: 'S' } }
+const gsi3: IndexDecl = { partitionKey: { name: 'gsi3pk', type: 'S' }, sortKey: { name: 'gsi3sk', type: 'S' } }
 
 export const tables = {
   eventSpecs: {
-    description: 'Event specifications: pk = organization id, sk = event specification id.',
+    description:
+      'Event specifications: pk = organization id, sk = event specification id; gsi1 lists by status, gsi2 by data product, gsi3 by source data structure and version.',
     partitionKey: pk,
     sortKey: sk,
-    indexes: { gsi1 },
+    indexes: { gsi1, gsi2, gsi3 },
   },
   specHistory: {
     description: 'History of event specification changes: pk = organization#spec id, sk = sortable version and time.',

@@ -51,6 +51,31 @@ export interface DeploySettings {
   readonly domain?: { readonly name: string; readonly certificateArn: string }
   /** The directory of enrichment configuration files deployed to the assets bucket. */
   readonly enrichmentsDir?: string
+  /** What answers trackers in front of the collector function (see `INGRESSES`). */
+  readonly ingress: Ingress
+  /** Capacity mode of every stream: provisioned shards (the declared counts) or on-demand. */
+  readonly streamMode: StreamCapacityMode
+  /** The enrich function and its stream trigger. */
+  readonly enrich: EnrichSettings
+}
+
+/**
+ * `apigateway`: the collector is the HTTP API's `$default` route (throttled by the stage, billed per request).
+ * `function-url`: a Lambda function URL of the collector (no charge of its own; throttle with reserved concurrency).
+ * `alb`: an Application Load Balancer with an HTTPS listener on the custom domain (billed per hour and per LCU).
+ * The HTTP API keeps serving every other route in all three.
+ */
+export const INGRESSES = ['apigateway', 'alb', 'function-url'] as const
+export type Ingress = (typeof INGRESSES)[number]
+export const STREAM_MODES = ['provisioned', 'on-demand'] as const
+export type StreamCapacityMode = (typeof STREAM_MODES)[number]
+
+export interface EnrichSettings {
+  readonly memoryMb: number
+  /** Records per invocation; unset: `input.retrievalMode.maxRecords` of the enrich configuration. */
+  readonly batchSize?: number
+  readonly batchingWindowSeconds: number
+  readonly parallelizationFactor: number
 }
 
 export const DEFAULT_STAGE = 'prod'
@@ -93,6 +118,12 @@ export const settingKeys = {
   domainName: { default: undefined, meaning: 'custom domain of the HTTP API' },
   certificateArn: { default: undefined, meaning: 'ACM certificate of domainName' },
   enrichmentsDir: { default: 'FLOE_ENRICHMENTS_DIR', meaning: 'enrichment configuration files deployed with the stack' },
+  ingress: { default: 'apigateway', meaning: 'what answers trackers: apigateway, alb or function-url' },
+  streamMode: { default: 'provisioned', meaning: 'stream capacity mode: provisioned or on-demand' },
+  enrichMemoryMb: { default: 1024, rule: { min: 128, max: 10_240, integer: true } },
+  enrichBatchSize: { default: 'input.retrievalMode.maxRecords', rule: { min: 1, max: 10_000, integer: true } },
+  enrichBatchingWindowSeconds: { default: 1, rule: { min: 0, max: 300, integer: true } },
+  enrichParallelizationFactor: { default: 1, rule: { min: 1, max: 10, integer: true } },
 } as const
 
 export type SettingKey = keyof typeof settingKeys
@@ -214,6 +245,26 @@ export function readSettings(context: Readonly<Record<string, unknown>>, env: No
     }
   }
   const enrichmentsDir = str('enrichmentsDir') || enrichmentFiles.sourceDir(env)
+  const oneOf = <T extends string>(key: SettingKey, allowed: readonly T[], dflt: T): T => {
+    const v = str(key)
+    if (v === undefined) return dflt
+    if ((allowed as readonly string[]).includes(v)) return v as T
+    problem(key, `must be one of ${allowed.join(', ')}`, context[key])
+    return dflt
+  }
+  const ingress = oneOf('ingress', INGRESSES, 'apigateway')
+  if (ingress === 'alb' && !domain && errors.length === 0) {
+    errors.push('-c ingress=alb needs -c domainName=<domain> and -c certificateArn=<ACM certificate ARN>: the load balancer answers trackers over HTTPS on that domain')
+  }
+  const streamMode = oneOf('streamMode', STREAM_MODES, 'provisioned')
+  const batchSizeSet = raw('enrichBatchSize') !== undefined
+  const enrichBatchSize = num('enrichBatchSize', 0, rule('enrichBatchSize'))
+  const enrich: EnrichSettings = {
+    memoryMb: num('enrichMemoryMb', settingKeys.enrichMemoryMb.default, rule('enrichMemoryMb')),
+    ...(batchSizeSet && enrichBatchSize > 0 ? { batchSize: enrichBatchSize } : {}),
+    batchingWindowSeconds: num('enrichBatchingWindowSeconds', settingKeys.enrichBatchingWindowSeconds.default, rule('enrichBatchingWindowSeconds')),
+    parallelizationFactor: num('enrichParallelizationFactor', settingKeys.enrichParallelizationFactor.default, rule('enrichParallelizationFactor')),
+  }
 
   for (const key of Object.keys(context)) {
     if (key in settingKeys || isCdkKey(key)) continue
@@ -224,7 +275,7 @@ export function readSettings(context: Readonly<Record<string, unknown>>, env: No
   return {
     ok: true,
     warnings,
-    settings: { stage, alarmEmails, alarmTopicArns, thresholds, logRetentionDays, accessLogRetentionDays, throttleRateLimit, throttleBurstLimit, searchStore, domain, enrichmentsDir },
+    settings: { stage, alarmEmails, alarmTopicArns, thresholds, logRetentionDays, accessLogRetentionDays, throttleRateLimit, throttleBurstLimit, searchStore, domain, enrichmentsDir, ingress, streamMode, enrich },
   }
 }
 

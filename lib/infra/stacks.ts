@@ -1,13 +1,15 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Token, type StackProps } from 'aws-cdk-lib'
 import { CfnStage, DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
-import { StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
+import { FunctionUrlAuthType, StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
 import { S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
+import { ApplicationLoadBalancer, ListenerAction, ListenerCertificate, SslPolicy } from 'aws-cdk-lib/aws-elasticloadbalancingv2'
+import { LambdaTarget } from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets'
 import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds'
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
@@ -60,7 +62,7 @@ export class FloeDataStack extends Stack {
 
   constructor(scope: Construct, id: string, props?: FloeDataStackProps) {
     super(scope, id, props)
-    if (!props?.settings) deploySettings(this) // every setting is checked before anything is built
+    const settings = props?.settings ?? deploySettings(this) // every setting is checked before anything is built
     const tableResources = {} as Record<TableKey, TableV2>
     for (const [key, decl] of Object.entries<TableDecl>(tables)) {
       tableResources[key as TableKey] = new TableV2(this, `${logicalId(key)}Table`, {
@@ -79,8 +81,7 @@ export class FloeDataStack extends Stack {
     const streamResources = {} as Record<StreamKey, Stream>
     for (const [key, decl] of Object.entries(streams)) {
       streamResources[key as StreamKey] = new Stream(this, `${logicalId(key)}Stream`, {
-        streamMode: StreamMode.PROVISIONED,
-        shardCount: decl.shards,
+        ...(settings.streamMode === 'on-demand' ? { streamMode: StreamMode.ON_DEMAND } : { streamMode: StreamMode.PROVISIONED, shardCount: decl.shards }),
         retentionPeriod: Duration.hours(decl.retentionHours),
         encryption: StreamEncryption.MANAGED,
         removalPolicy: RemovalPolicy.RETAIN,
@@ -137,6 +138,42 @@ export class FloeDataStack extends Stack {
   }
 }
 
+/**
+ * `-c ingress=alb`: an internet-facing Application Load Balancer in two public
+ * subnets of its own VPC (no NAT gateway), HTTPS on the custom domain's
+ * certificate (HTTP redirected), every request to the collector function with
+ * multi-value headers on (each cookie its own `Set-Cookie`), access logs to a
+ * bucket of its own that keeps them for the functions' log retention.
+ */
+function collectorLoadBalancer(scope: Stack, fn: import('aws-cdk-lib/aws-lambda').IFunction, domain: NonNullable<DeploySettings['domain']>, retentionDays: number): ApplicationLoadBalancer {
+  // Elastic Load Balancing writes access logs as a regional account: the bucket policy names it.
+  if (Token.isUnresolved(scope.region)) throw new Error('-c ingress=alb needs the stacks\' region: deploy with a region configured (AWS_REGION or the profile\'s region)')
+  const vpc = new Vpc(scope, 'CollectorVpc', {
+    ipAddresses: IpAddresses.cidr('10.43.0.0/16'),
+    maxAzs: 2,
+    natGateways: 0,
+    subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 }],
+  })
+  acknowledge(vpc, 'AwsSolutions-VPC7', "Public subnets holding only the collector's load balancer, whose access log records every request")
+  const logs = new Bucket(scope, 'CollectorAccessLogs', {
+    encryption: BucketEncryption.S3_MANAGED,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+    lifecycleRules: [{ expiration: Duration.days(retentionDays) }],
+  })
+  acknowledge(logs, 'AwsSolutions-S1', "The load balancer's access logs themselves; only Elastic Load Balancing writes here")
+  const alb = new ApplicationLoadBalancer(scope, 'CollectorLoadBalancer', { vpc, internetFacing: true, dropInvalidHeaderFields: true, vpcSubnets: { subnetType: SubnetType.PUBLIC } })
+  alb.logAccessLogs(logs, 'collector')
+  acknowledge(alb, 'AwsSolutions-EC23', 'The collector answers trackers on the public internet, as any Snowplow collector does; only HTTPS (and a redirect from HTTP) listens')
+  const https = alb.addListener('Https', { port: 443, certificates: [ListenerCertificate.fromArn(domain.certificateArn)], sslPolicy: SslPolicy.RECOMMENDED_TLS, open: true })
+  const targets = https.addTargets('Collector', { targets: [new LambdaTarget(fn)] })
+  targets.setAttribute('lambda.multi_value_headers.enabled', 'true')
+  alb.addListener('Http', { port: 80, open: true, defaultAction: ListenerAction.redirect({ protocol: 'HTTPS', port: '443', permanent: true }) })
+  new CfnOutput(scope, 'CollectorLoadBalancerDns', { value: alb.loadBalancerDnsName, description: `Point ${domain.name} here (CNAME or alias record): the collector for trackers` })
+  return alb
+}
+
 /** The custom domain of the HTTP API from the settings (`domainName` and `certificateArn`, both or neither). */
 function customDomain(scope: Stack, settings: DeploySettings): DomainName | undefined {
   if (!settings.domain) return undefined
@@ -184,6 +221,8 @@ export interface FloeAppStackProps extends StackProps {
 /** The functions, the HTTP API in front of them and the stream triggers. */
 export class FloeAppStack extends Stack {
   readonly api: HttpApi
+  /** The collector's load balancer, with `-c ingress=alb`. */
+  readonly collectorLoadBalancer?: ApplicationLoadBalancer
   readonly functions: Readonly<Record<FunctionKey, FloeFunction>>
   readonly monitoring: FloeMonitoring
   readonly accessLogs: LogGroup
@@ -197,7 +236,10 @@ export class FloeAppStack extends Stack {
     // A function whose database is not deployed is left out, with its routes and triggers.
     const deployed = Object.entries<FunctionDecl>(functions).filter(([, decl]) => missingDatabases(decl, (k) => props.data.databases[k] !== undefined).length === 0)
     for (const [key, decl] of deployed) {
-      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, { key, decl, data: props.data, projectRoot: props.projectRoot, logRetentionDays: settings.logRetentionDays })
+      fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, {
+        key, decl, data: props.data, projectRoot: props.projectRoot, logRetentionDays: settings.logRetentionDays,
+        ...(key === 'enrich' ? { memoryMb: settings.enrich.memoryMb } : {}),
+      })
     }
     this.functions = fns
     // The metrics function: the physical names of the other functions and of the streams (no function refers to it).
@@ -212,7 +254,8 @@ export class FloeAppStack extends Stack {
 
     const defaultFn = (Object.entries<FunctionDecl>(functions).find(([, d]) => d.routes?.includes('$default')) ?? [])[0] as FunctionKey | undefined
     // A custom domain: `-c domainName=collector.acme.com -c certificateArn=arn:aws:acm:…` (an ACM certificate in the stack's region).
-    const domain = customDomain(this, settings)
+    // With the load balancer as ingress, the custom domain is the load balancer's.
+    const domain = settings.ingress === 'alb' ? undefined : customDomain(this, settings)
     this.api = new HttpApi(this, 'HttpApi', {
       description: 'Floe HTTP API',
       defaultIntegration: defaultFn ? new HttpLambdaIntegration('DefaultIntegration', fns[defaultFn].fn) : undefined,
@@ -232,6 +275,17 @@ export class FloeAppStack extends Stack {
       this.api.defaultStage!.node.addDependency(defaultRoute)
     }
     if (stage.stageName !== API_STAGE) throw new Error(`The HTTP API's default stage is ${stage.stageName}, expected ${API_STAGE}`)
+    // Another ingress in front of the same `$default` function (the HTTP API's `$default` route keeps reaching it too).
+    if (settings.ingress === 'function-url') {
+      if (!defaultFn) throw new Error('-c ingress=function-url: no function has the $default route')
+      const url = fns[defaultFn].fn.addFunctionUrl({ authType: FunctionUrlAuthType.NONE })
+      new CfnOutput(this, 'CollectorUrl', { value: url.url, description: 'Collector endpoint for trackers (Lambda function URL)' })
+    }
+    if (settings.ingress === 'alb') {
+      if (!defaultFn) throw new Error('-c ingress=alb: no function has the $default route')
+      if (!settings.domain) throw new Error('-c ingress=alb needs -c domainName and -c certificateArn')
+      this.collectorLoadBalancer = collectorLoadBalancer(this, fns[defaultFn].fn, settings.domain, settings.logRetentionDays)
+    }
     if (domain) {
       new CfnOutput(this, 'ApiDomainTarget', { value: domain.regionalDomainName, description: `Point ${domain.name} here (CNAME or alias record)` })
     }
@@ -258,7 +312,10 @@ export class FloeAppStack extends Stack {
 
     for (const t of streamTriggers) {
       if (!fns[t.function]) continue
-      const s = triggerSettings(t)
+      // Enrich's trigger: the deploy settings over the declaration (batch size: the configuration's unless set).
+      const s = t.function === 'enrich'
+        ? { ...triggerSettings(t), ...(settings.enrich.batchSize !== undefined ? { batchSize: settings.enrich.batchSize } : {}), maxBatchingWindowSeconds: settings.enrich.batchingWindowSeconds, parallelizationFactor: settings.enrich.parallelizationFactor }
+        : triggerSettings(t)
       const fn = fns[t.function].fn
       const disabledReason = (functions[t.function] as FunctionDecl).disabledReason
       // A function that cannot run gets a disabled mapping: records wait in the stream.

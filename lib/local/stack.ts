@@ -1,4 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { join } from 'node:path'
 import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type AwsClients, type LocalEndpoints } from '../aws/clients'
 import { configsFromDir, EnrichmentSetupError, syncEnrichments } from '../aws/enrichments'
@@ -82,6 +83,7 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
+  schemaCacheSeconds({ ...process.env, ...opts.environment })
   const logsDir = opts.logsDir ?? (opts.dataDir === undefined ? undefined : join(opts.dataDir, 'logs'))
   const logFiles = logsDir === undefined ? undefined : openLogs(logsDir, logMaxBytes({ ...process.env, ...opts.environment }))
   // The stack's own lines: to the caller (the terminal) and to floe.log.

@@ -55,13 +55,26 @@ export async function preloadRefs(registry: RegistryReader, roots: readonly unkn
   while (pending.size > 0 && loaded.size + missing.size < MAX_REFS) {
     const batch = [...pending].filter((u) => !loaded.has(u) && !missing.has(u)).slice(0, MAX_REFS - loaded.size - missing.size)
     pending = new Set()
-    await Promise.all(batch.map(async (uri) => {
+    const wanted: { uri: string; key: SchemaKey }[] = []
+    for (const uri of batch) {
       const k = parseIgluUri(uri)
-      const found = k.ok ? await registry.get(k.value) : undefined
-      if (!found) return void missing.add(uri)
-      loaded.set(uri, found.body)
-      refsOf(found.body, pending)
-    }))
+      if (k.ok) wanted.push({ uri, key: k.value })
+      else missing.add(uri)
+    }
+    // One batched read per level of references when the registry offers it.
+    const keys = wanted.map((w) => w.key)
+    const found = registry.getMany
+      ? await registry.getMany(keys)
+      : new Map((await Promise.all(keys.map(async (k) => [toIgluUri(k), await registry.get(k)] as const))).flatMap(([u, s]) => (s ? [[u, s] as const] : [])))
+    for (const { uri, key } of wanted) {
+      const s = found.get(toIgluUri(key))
+      if (!s) {
+        missing.add(uri)
+        continue
+      }
+      loaded.set(uri, s.body)
+      refsOf(s.body, pending)
+    }
   }
   return loaded
 }
@@ -90,7 +103,10 @@ export async function compatibilityEntries(
   const parsed = parseIgluUri(event.source)
   if (!parsed.ok) return []
   const id = String(doc.id ?? '')
-  const [current, latest] = await Promise.all([registry.get(parsed.value), latestVersion(registry, parsed.value)])
+  // The current and the latest version come from one read of the data structure's versions.
+  const group = (await registry.listGroup(parsed.value.vendor, parsed.value.name)).filter((s) => s.key.format === parsed.value.format)
+  const current = group.find((s) => compareSchemaVer(s.key.version, parsed.value.version) === 0) ?? (await registry.get(parsed.value))
+  const latest = group.sort((a, b) => compareSchemaVer(a.key.version, b.key.version)).at(-1)
   const targets: { which: 'current' | 'latest'; schema: StoredSchema }[] = []
   if (current) targets.push({ which: 'current', schema: current })
   if (latest && (!current || compareSchemaVer(latest.key.version, current.key.version) !== 0)) targets.push({ which: 'latest', schema: latest })

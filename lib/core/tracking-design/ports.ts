@@ -9,8 +9,12 @@ import type { NameClaim } from './validate'
 
 export interface SpecStore {
   get(orgId: string, id: string): Promise<StoredSpec | undefined>
-  /** Every specification of the organization. */
-  list(orgId: string): Promise<StoredSpec[]>
+  /**
+   * The specifications of the organization, narrowed by `filter` with a key or index
+   * query (never a scan): at least every specification matching the filter, possibly
+   * more (the caller applies the full predicate). Without a filter, all of them.
+   */
+  list(orgId: string, filter?: SpecFilter): Promise<StoredSpec[]>
   /** The id of the specification holding a name within a data structure (see `nameClaim`), if any. */
   nameOwner(orgId: string, claim: NameClaim): Promise<string | undefined>
   /** Every remaining history entry, ordered by version then date. */
@@ -35,6 +39,18 @@ export interface SpecStore {
   updateAll(changes: readonly SpecUpdate[]): Promise<UpdateAllResult>
   /** Removes the specification, its name claim and its whole history; false when it did not exist. */
   delete(orgId: string, id: string): Promise<boolean>
+}
+
+/**
+ * What a list asks for. `dataStructures`: hashes of data structures (see
+ * `dataStructureHash`), one of which `event.source` must belong to; `sourceVersion`
+ * (with `dataStructures` only) the SchemaVer of `event.source`.
+ */
+export interface SpecFilter {
+  readonly status?: string
+  readonly dataProductId?: string
+  readonly dataStructures?: readonly string[]
+  readonly sourceVersion?: string
 }
 
 /** The arguments of one `SpecStore.update`. */
@@ -73,6 +89,8 @@ export interface CatalogStore {
 /** What the API reads from this deployment's schema registry (the registry's `SchemaStore` fits). */
 export interface RegistryReader {
   get(key: SchemaKey): Promise<StoredSchema | undefined>
+  /** Several `get`s in as few reads as the store allows (missing keys are absent from the answer); keyed by Iglu URI. */
+  getMany?(keys: readonly SchemaKey[]): Promise<Map<string, StoredSchema>>
   listGroup(vendor: string, name: string): Promise<StoredSchema[]>
   listAll(): Promise<StoredSchema[]>
 }

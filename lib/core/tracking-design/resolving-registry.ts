@@ -5,7 +5,7 @@
  * specification may name Snowplow's or another public vendor's schemas. The
  * data-structures view (`listAll`) stays this deployment's own.
  */
-import type { SchemaKey } from '../iglu/keys'
+import { toIgluUri, type SchemaKey } from '../iglu/keys'
 import type { Resolver } from '../iglu/resolver'
 import { readSupersedes, schemaBody, type JsonObject } from '../iglu/selfdesc'
 import type { StoredSchema } from '../iglu/store'
@@ -27,6 +27,16 @@ export function resolvingRegistry(own: RegistryReader, resolver: Resolver): Regi
   return {
     async get(key) {
       return (await own.get(key)) ?? lookup(key)
+    },
+    async getMany(keys) {
+      const found = own.getMany ? await own.getMany(keys) : new Map<string, StoredSchema>()
+      const rest = keys.filter((k) => !found.has(toIgluUri(k)))
+      const more = await Promise.all(rest.map(async (k) => (own.getMany ? undefined : await own.get(k)) ?? lookup(k)))
+      rest.forEach((k, i) => {
+        const s = more[i]
+        if (s) found.set(toIgluUri(k), s)
+      })
+      return found
     },
     async listGroup(vendor, name) {
       const mine = await own.listGroup(vendor, name)

@@ -5,7 +5,8 @@
  * registry. Transport-neutral: requests in, responses out, storage behind ports.
  */
 import { randomUUID } from 'node:crypto'
-import { formatSchemaVer, parseSchemaVer } from '../iglu/keys'
+import { compareSchemaVer, formatSchemaVer, parseSchemaVer, toIgluUri } from '../iglu/keys'
+import type { StoredSchema } from '../iglu/store'
 import { Router } from '../../http/router'
 import { json, type HttpHandler, type HttpRequest, type HttpResponse } from '../../http/types'
 import { authorize, checkApiKey, isUuid, issueToken, newSigningSecret } from './auth'
@@ -30,30 +31,63 @@ export interface TrackingDesignOptions {
   readonly newId?: () => string
 }
 
-/** A registry reader that answers each lookup once per request (validation and checks share them). */
+/**
+ * A registry reader that answers each lookup once per request (validation and checks
+ * share them). A schema is looked up in its data structure's version list (one read
+ * gives the current and the latest version a check needs), then on its own.
+ */
 export function memoRegistry(registry: RegistryReader): RegistryReader {
   const gets = new Map<string, ReturnType<RegistryReader['get']>>()
   const groups = new Map<string, ReturnType<RegistryReader['listGroup']>>()
+  const listGroup: RegistryReader['listGroup'] = (vendor, name) => {
+    const id = `${vendor}/${name}`
+    let p = groups.get(id)
+    if (!p) groups.set(id, (p = registry.listGroup(vendor, name)))
+    return p
+  }
+  const get: RegistryReader['get'] = (key) => {
+    const id = toIgluUri(key)
+    let p = gets.get(id)
+    if (!p) {
+      p = listGroup(key.vendor, key.name).then(
+        (group) => group.find((s) => s.key.format === key.format && compareSchemaVer(s.key.version, key.version) === 0) ?? registry.get(key),
+      )
+      gets.set(id, p)
+    }
+    return p
+  }
   return {
-    get(key) {
-      const id = `${key.vendor}/${key.name}/${key.format}/${key.version.model}-${key.version.revision}-${key.version.addition}`
-      let p = gets.get(id)
-      if (!p) gets.set(id, (p = registry.get(key)))
-      return p
+    get,
+    async getMany(keys) {
+      // Keys not asked for yet are read together (references are mostly of other structures).
+      const fresh = keys.filter((k) => !gets.has(toIgluUri(k)))
+      if (fresh.length > 0 && registry.getMany) {
+        const batch = registry.getMany(fresh)
+        for (const k of fresh) gets.set(toIgluUri(k), batch.then((m) => m.get(toIgluUri(k))))
+      }
+      const found = await Promise.all(keys.map(get))
+      const out = new Map<string, StoredSchema>()
+      keys.forEach((k, i) => {
+        const s = found[i]
+        if (s) out.set(toIgluUri(k), s)
+      })
+      return out
     },
-    listGroup(vendor, name) {
-      const id = `${vendor}/${name}`
-      let p = groups.get(id)
-      if (!p) groups.set(id, (p = registry.listGroup(vendor, name)))
-      return p
-    },
+    listGroup,
     listAll: () => registry.listAll(),
   }
 }
 
 export const API_BASE = '/api/msc/v1/organizations/{organizationId}'
 
-type Ctx = { req: HttpRequest; org: string; author: string }
+/**
+ * `live` resolves once the token's API key is known not to be revoked (it throws
+ * otherwise): every write awaits it first. The key is looked up while the
+ * handler reads, and no answer leaves before the lookup says the key is live.
+ */
+type Ctx = { req: HttpRequest; org: string; author: string; live: () => Promise<void> }
+
+class KeyRevoked extends Error {}
 type Authed = (ctx: Ctx) => Promise<HttpResponse>
 
 const truthy = (v: string | undefined) => v !== undefined && /^(true|1)$/i.test(v)
@@ -134,15 +168,29 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
   // ---- auth -----------------------------------------------------------------
   const guarded = (handler: Authed): HttpHandler => async (req) => {
     const org = req.params.organizationId ?? ''
+    // The token's signature, expiry and organization are checked first, without I/O; the key's
+    // revocation is looked up alongside the handler's reads (see `Ctx.live`).
+    let keyLive: Promise<boolean> = Promise.resolve(true)
     const decision = await authorize(req.headers.authorization, org, await signingSecret(), {
       now: now(),
-      keyExists: async (keyId) => (await accounts.getKeyById(keyId))?.orgId === org.toLowerCase(),
+      keyExists: async (keyId) => {
+        keyLive = accounts.getKeyById(keyId).then((k) => k?.orgId === org.toLowerCase())
+        keyLive.catch(() => {}) // awaited below
+        return true
+      },
     })
     if (!decision.ok) {
       const code = decision.status === 401 ? CODES.unauthorized : CODES.forbidden
       return failure(decision.status, code, 'authorization', decision.message)
     }
-    return handler({ req, org: org.toLowerCase(), author: decision.keyId })
+    const live = async () => {
+      if (!(await keyLive)) throw new KeyRevoked()
+    }
+    const [key, answer] = await Promise.allSettled([keyLive, handler({ req, org: org.toLowerCase(), author: decision.keyId, live })])
+    if (key.status === 'rejected') throw key.reason
+    if (!key.value) return failure(401, CODES.unauthorized, 'authorization', 'The API key of this access token has been revoked')
+    if (answer.status === 'rejected') throw answer.reason
+    return answer.value
   }
 
   const token = (v3: boolean): HttpHandler => async (req) => {
@@ -163,13 +211,33 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     ...extra,
   })
 
+  /**
+   * The data structures a `sourceId` names: its hash, `vendor/name/format`,
+   * `iglu:vendor/name/format`, or `vendor/name` (its `jsonschema` structure, the format
+   * Iglu schemas have). Nothing for any other text.
+   */
+  const structureHashes = (org: string, sourceId: string): string[] => {
+    if (/^[0-9a-f]{64}$/.test(sourceId)) return [sourceId]
+    const parts = sourceId.replace(/^iglu:/, '').split('/')
+    if (parts.some((p) => p === '')) return []
+    if (parts.length === 3) return [dataStructureHash(org, parts[0]!, parts[1]!, parts[2]!)]
+    if (parts.length !== 2 || sourceId.startsWith('iglu:')) return []
+    return [dataStructureHash(org, parts[0]!, parts[1]!, 'jsonschema')]
+  }
+
   const list = (alias: boolean): Authed => async ({ req, org }) => {
     const q = req.query
     if (q.status !== undefined && !(STATUSES as readonly string[]).includes(q.status)) {
       return failure(422, CODES.invalidValue, 'status', `status must be one of ${STATUSES.join(', ')}`)
     }
     const sourceId = q.sourceId ?? q.dataStructureId
-    let rows = await specs.list(org)
+    const structures = sourceId !== undefined ? structureHashes(org, sourceId) : undefined
+    let rows = await specs.list(org, {
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.dataProductId !== undefined ? { dataProductId: q.dataProductId } : {}),
+      ...(structures !== undefined ? { dataStructures: structures } : {}),
+      ...(structures !== undefined && q.sourceVersion !== undefined ? { sourceVersion: q.sourceVersion } : {}),
+    })
     rows = rows.filter((s) => {
       if (q.status !== undefined && s.doc.status !== q.status) return false
       if (q.dataProductId !== undefined && s.doc.dataProductId !== q.dataProductId) return false
@@ -210,7 +278,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     return envelope(200, [doc], aliasIncludes(includes, alias), errors)
   }
 
-  const create = (alias: boolean): Authed => async ({ req, org, author }) => {
+  const create = (alias: boolean): Authed => async ({ req, org, author, live }) => {
     const parsed = parseJson(req)
     if (!parsed.ok) return parsed.response
     const body = readBody(parsed.value)
@@ -222,6 +290,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const change = planCreate(body.spec, value, id, { orgId: org, author, message: body.message, now: now() })
     const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
+    await live()
     const written = await storing(() => specs.create(change.spec, change.entry))
     if (!written.ok) return written.response
     const stored = written.value
@@ -230,7 +299,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     return envelope(201, [change.spec.doc], aliasIncludes([historyInclude(change.entry)], alias), compat)
   }
 
-  const edit = (alias: boolean): Authed => async ({ req, org, author }) => {
+  const edit = (alias: boolean): Authed => async ({ req, org, author, live }) => {
     const id = req.params.eventSpecId!
     const current = isUuid(id) ? await specs.get(org, id.toLowerCase()) : undefined
     if (!current) return failure(404, CODES.notFound, 'eventSpecId', `Event specification ${id} not found`)
@@ -245,6 +314,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const change = planEdit(current, history, body.spec, value, { orgId: org, author, message: body.message, now: now() })
     const compat = await compatibilityEntries(change.spec.doc, 'write', reg, checker)
     if (hasError(compat)) return envelope(422, [], [], compat)
+    await live()
     const written = await storing(() => specs.update(current, change.spec, change.entry, change.discard))
     if (!written.ok) return written.response
     const stored = written.value
@@ -260,7 +330,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
    * written: an unknown id (404) or any `Error` (422) publishes nothing. The writes go
    * through `SpecStore.updateAll`: one transaction when they fit, else one per specification.
    */
-  const publish = (alias: boolean): Authed => async ({ req, org, author }) => {
+  const publish = (alias: boolean): Authed => async ({ req, org, author, live }) => {
     const parsed = parseJson(req)
     if (!parsed.ok) return parsed.response
     const body = readPublishBody(parsed.value)
@@ -285,6 +355,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const entries = plans.flatMap((p) => p.errors)
     if (hasError(entries)) return envelope(422, [], [], entries)
     const writes = plans.flatMap((p) => (p.change ? [{ previous: p.current, spec: p.change.spec, entry: p.change.entry, discard: p.change.discard }] : []))
+    await live()
     const stored = await specs.updateAll(writes)
     if (stored.status !== 'ok') {
       // Lost a race with an edit (or a rename) made after the checks above.
@@ -304,8 +375,9 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     return envelope(202, data, aliasIncludes(includes, alias), entries)
   }
 
-  const remove: Authed = async ({ req, org }) => {
+  const remove: Authed = async ({ req, org, live }) => {
     const id = req.params.eventSpecId!
+    await live()
     const done = isUuid(id) && (await specs.delete(org, id.toLowerCase()))
     if (!done) return failure(404, CODES.notFound, 'eventSpecId', `Event specification ${id} not found`)
     return { statusCode: 204 }
@@ -370,15 +442,16 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
         const doc = await catalog.get(org, kind, req.params.id!)
         return doc ? json(200, await view(org, [doc])) : notFound(req.params.id!)
       }) as Authed,
-      create: (async ({ req, org }) => {
+      create: (async ({ req, org, live }) => {
         const r = read(req)
         if (!r.ok) return r.response
         const id = typeof r.doc.id === 'string' && r.doc.id !== '' ? r.doc.id.toLowerCase() : newId()
         const doc = { ...r.doc, id }
+        await live()
         if ((await catalog.put(org, kind, id, doc, { create: true })) === 'exists') return failure(409, CODES.alreadyExists, 'id', `${label} ${id} already exists`)
         return json(201, await view(org, [doc]))
       }) as Authed,
-      update: (async ({ req, org }) => {
+      update: (async ({ req, org, live }) => {
         const id = req.params.id!
         if (!(await catalog.get(org, kind, id))) return notFound(id)
         const r = read(req)
@@ -387,10 +460,14 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
           return failure(422, CODES.invalidValue, 'id', 'id does not match the id in the path')
         }
         const doc = { ...r.doc, id }
+        await live()
         await catalog.put(org, kind, id, doc, { create: false })
         return json(200, await view(org, [doc]))
       }) as Authed,
-      remove: (async ({ req, org }) => ((await catalog.delete(org, kind, req.params.id!)) ? { statusCode: 204 } : notFound(req.params.id!))) as Authed,
+      remove: (async ({ req, org, live }) => {
+        await live()
+        return (await catalog.delete(org, kind, req.params.id!)) ? { statusCode: 204 } : notFound(req.params.id!)
+      }) as Authed,
     }
   }
 

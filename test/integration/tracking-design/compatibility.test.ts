@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { objectSchema, putSchema, useTenant } from './helpers'
 
+// A patched schema must be seen by the very next request here; the reuse of resolved
+// schemas between requests is covered by test/unit/tracking-design/schema-cache.test.ts.
+process.env.FLOE_SCHEMA_CACHE_SECONDS = '0'
+
 const V100 = 'iglu:com.acme/checkout/jsonschema/1-0-0'
 const V101 = 'iglu:com.acme/checkout/jsonschema/1-0-1'
 const REFD = 'iglu:com.acme/with_ref/jsonschema/1-0-0'

@@ -6,6 +6,10 @@ import type { HistoryEntry } from '../../../lib/core/tracking-design/types'
 import { testClients } from '../../support/stack'
 import { call, newTenant, objectSchema, putSchema, useTenant } from './helpers'
 
+// Schemas patched or added mid-test must be seen by the very next request here; the reuse of
+// resolved schemas between requests is covered by test/unit/tracking-design/schema-cache.test.ts.
+process.env.FLOE_SCHEMA_CACHE_SECONDS = '0'
+
 const BUTTON = 'iglu:com.acme/button_click/jsonschema/1-0-0'
 const CHECKOUT = 'iglu:com.acme/checkout/jsonschema/1-0-0'
 const CHECKOUT_101 = 'iglu:com.acme/checkout/jsonschema/1-0-1'

@@ -142,3 +142,42 @@ describe('auth decisions', () => {
     expect(seedConfig({ FLOE_ORG_ID: 'x', FLOE_API_KEY_ID: 'bbbbbbbb-0000-4000-8000-000000000002', FLOE_API_KEY: 'k' })).toMatchObject({ ok: false })
   })
 })
+
+describe('a revoked key', () => {
+  it('writes nothing and reads nothing out, though its lookup runs alongside the handler', async () => {
+    const made = await api('POST', '/event-specs/v1', { spec: { name: 'kept', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })
+    expect(made.status).toBe(201)
+    const id = made.body.data[0].id
+    const dp = await api('POST', '/data-products/v2', { name: 'dp' })
+    expect(dp.status).toBe(201)
+    const keyId = String(decodeJwt(token).sub)
+    // the lookup answers only once every request has started
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const original = accounts.getKeyById.bind(accounts)
+    accounts.getKeyById = async (k) => {
+      await gate
+      return original(k)
+    }
+    expect(await accounts.deleteKey(keyId)).toBe(true)
+    const calls = [
+      api('POST', '/event-specs/v1', { spec: { name: 'new' } }),
+      api('PUT', `/event-specs/v1/${id}`, { spec: { name: 'renamed' } }),
+      api('POST', '/event-specs/v1/publish', { eventSpecIds: [id] }),
+      api('DELETE', `/event-specs/v1/${id}`),
+      api('POST', '/data-products/v2', { name: 'other' }),
+      api('PUT', `/data-products/v2/${dp.body.data[0].id}`, { name: 'renamed' }),
+      api('DELETE', `/data-products/v2/${dp.body.data[0].id}`),
+      api('GET', `/event-specs/v1/${id}`),
+      api('GET', '/event-specs/v1'),
+    ]
+    release()
+    for (const r of await Promise.all(calls)) {
+      expect(r.status).toBe(401)
+      expect(r.body.errors[0].title ?? r.body.message).toMatch(/revoked/)
+    }
+    const all = await specs.list(org)
+    expect(all.map((s) => s.doc.name)).toEqual(['kept'])
+    expect(all[0]!.doc.status).not.toBe('published')
+  })
+})
