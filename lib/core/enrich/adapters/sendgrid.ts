@@ -6,23 +6,13 @@
  */
 import { cleanupEvent, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
 import { parseTree, str, type J } from './jtree'
+import { ADAPTER_SCHEMA_DEFAULTS } from './schemas'
 
 const TRACKER = 'com.sendgrid-v3'
 const JSON_TYPE = 'application/json'
 
-export const SENDGRID_SCHEMAS: Readonly<Record<string, string>> = {
-  processed: 'iglu:com.sendgrid/processed/jsonschema/3-0-0',
-  dropped: 'iglu:com.sendgrid/dropped/jsonschema/3-0-0',
-  delivered: 'iglu:com.sendgrid/delivered/jsonschema/3-0-0',
-  deferred: 'iglu:com.sendgrid/deferred/jsonschema/3-0-0',
-  bounce: 'iglu:com.sendgrid/bounce/jsonschema/3-0-0',
-  open: 'iglu:com.sendgrid/open/jsonschema/3-0-0',
-  click: 'iglu:com.sendgrid/click/jsonschema/3-0-0',
-  spamreport: 'iglu:com.sendgrid/spamreport/jsonschema/3-0-0',
-  unsubscribe: 'iglu:com.sendgrid/unsubscribe/jsonschema/3-0-0',
-  group_unsubscribe: 'iglu:com.sendgrid/group_unsubscribe/jsonschema/3-0-0',
-  group_resubscribe: 'iglu:com.sendgrid/group_resubscribe/jsonschema/3-0-0',
-}
+/** The event types' schemas: the `adaptersSchemas.sendgrid` defaults (the same keys). */
+export const SENDGRID_SCHEMAS: Readonly<Record<string, string>> = ADAPTER_SCHEMA_DEFAULTS.sendgrid!
 
 export const sendgrid: Webhook = (p, ctx) => {
   if (p.body === null) return fail(inputData('body', null, 'empty body: no events to process'))

@@ -5,18 +5,21 @@
  */
 import { cleanupEvent, events, fail, inputData, lookupSchema, notJson, queryParams, stringFieldProblem, unstructParams, type Webhook, schemas } from './common'
 import { at, isObj, parseTree, type J, type JObj } from './jtree'
+import { ADAPTER_SCHEMA_DEFAULTS } from './schemas'
 
 const TRACKER = 'com.getvero-v1'
 
+const VERO_DEFAULTS = ADAPTER_SCHEMA_DEFAULTS.vero!
+/** The event types' schemas, from the `adaptersSchemas.vero` defaults (`user_created` and `user_updated` are its `created` and `updated`). */
 export const VERO_SCHEMAS: Readonly<Record<string, string>> = {
-  bounced: 'iglu:com.getvero/bounced/jsonschema/1-0-0',
-  clicked: 'iglu:com.getvero/clicked/jsonschema/1-0-0',
-  delivered: 'iglu:com.getvero/delivered/jsonschema/1-0-0',
-  opened: 'iglu:com.getvero/opened/jsonschema/1-0-0',
-  sent: 'iglu:com.getvero/sent/jsonschema/1-0-0',
-  unsubscribed: 'iglu:com.getvero/unsubscribed/jsonschema/1-0-0',
-  user_created: 'iglu:com.getvero/created/jsonschema/1-0-0',
-  user_updated: 'iglu:com.getvero/updated/jsonschema/1-0-0',
+  bounced: VERO_DEFAULTS.bounced!,
+  clicked: VERO_DEFAULTS.clicked!,
+  delivered: VERO_DEFAULTS.delivered!,
+  opened: VERO_DEFAULTS.opened!,
+  sent: VERO_DEFAULTS.sent!,
+  unsubscribed: VERO_DEFAULTS.unsubscribed!,
+  user_created: VERO_DEFAULTS.created!,
+  user_updated: VERO_DEFAULTS.updated!,
 }
 
 export const vero: Webhook = (p, ctx) => {
