@@ -10,6 +10,9 @@ import type { EndpointsFile } from '../../lib/local/cli-start'
 import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
 import { TEST_CREDENTIALS, withAuth } from '../support/stack'
 
+/** The archive loader's trigger waits up to 60 s to fill a batch (its batching window), as on AWS. */
+const ARCHIVE_WAIT_MS = 120_000
+
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
 const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password }
 const started: Running[] = []
@@ -53,7 +56,7 @@ describe('floe start', () => {
     const keysBefore = await eventually(async () => {
       const keys = await archiveKeys(first.ep)
       return keys.length > 0 ? keys : undefined
-    }, 'the archive loader to write the first record')
+    }, 'the archive loader to write the first record', ARCHIVE_WAIT_MS)
     // The search store: a bad row on the bad stream is loaded, searchable, and kept across the kill.
     const badRow = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/generic_error/jsonschema/1-0-0', data: { processor: { artifact: 'probe', version: '1' }, failure: { timestamp: new Date().toISOString(), errors: ['kept across kill -9'] }, payload: 'x' } })
     await aws.kinesis.send(new PutRecordsCommand({ StreamName: 'floe-bad', Records: [{ Data: Buffer.from(badRow), PartitionKey: 'a' }] }))
@@ -97,7 +100,7 @@ describe('floe start', () => {
     const keysAfter = await eventually(async () => {
       const keys = await archiveKeys(second.ep)
       return keys.length > keysBefore.length ? keys : undefined
-    }, 'the archive loader to write the new record')
+    }, 'the archive loader to write the new record', ARCHIVE_WAIT_MS)
     expect(keysAfter).toHaveLength(keysBefore.length + 1)
 
     const ddbPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
@@ -106,7 +109,7 @@ describe('floe start', () => {
     expect(second.proc.output()).toContain('stopped')
     expect(existsSync(join(dataDir, 'endpoints.json'))).toBe(false)
     expect(alive(ddbPid)).toBe(false)
-  }, 180_000)
+  }, 360_000)
 
   it('refuses a second stack on the same data directory with a clear message', async () => {
     const a = await start()
