@@ -15,8 +15,8 @@
 import { JSONPath } from 'jsonpath-plus'
 import { toIgluUri } from '../../iglu/keys'
 import type { EnrichedEvent, Entity } from '../event'
-import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { checkJsonPath, inputSource, jsonText, keepFor, LookupCache, outcomeChars, pojoText, pull, type HttpAnswer, type HttpClient, type InputSource } from './lookups'
+import type { Enrichment, StepResult } from '../steps'
+import { CachedLookup, checkJsonPath, inputSource, jsonText, keepFor, pojoText, pull, type HttpAnswer, type HttpClient, type InputSource, type LookupOutcome } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 const KEY_RE = /^[A-Za-z0-9_-]+$/
@@ -121,9 +121,6 @@ export function buildBody(values: ReadonlyMap<string, string>): string {
   return JSON.stringify(o)
 }
 
-/** What a request gave: the contexts of the outputs, or the failure messages. */
-type Outcome = { readonly contexts: readonly Entity[] } | { readonly errors: readonly string[] }
-
 /** The part of a URL a message may show: no user information, no query string (it may hold keys). */
 function shown(url: string): string {
   try {
@@ -134,17 +131,14 @@ function shown(url: string): string {
   }
 }
 
-export class ApiRequest {
-  private readonly cache: LookupCache<Outcome>
-  readonly info: { schemaKey: string; identifier: string }
+export class ApiRequest extends CachedLookup {
   constructor(
     readonly settings: ApiRequestSettings,
     private readonly http: HttpClient,
     now: () => number,
     schemaKey: string,
   ) {
-    this.cache = new LookupCache<Outcome>(settings.cacheSize, now, outcomeChars)
-    this.info = { schemaKey, identifier: 'api-request' }
+    super(settings.cacheSize, now, schemaKey, 'api-request', settings.ignoreOnError)
   }
 
   /** The inputs' values, or undefined when one finds nothing (no request then). */
@@ -164,19 +158,10 @@ export class ApiRequest {
     const url = buildUrl(this.settings.uri, values)
     if (url === undefined) return {}
     const body = this.settings.method === 'GET' ? undefined : buildBody(values)
-    const key = body === undefined ? url : `${url}\n${body}`
-    const hit = this.cache.get(key)
-    if (hit !== undefined) return this.result(hit)
-    return this.cache.through(key, () => this.call(url, body)).then((o) => this.result(o))
+    return this.answer(body === undefined ? url : `${url}\n${body}`, () => this.call(url, body))
   }
 
-  private result(o: Outcome): StepResult {
-    if ('contexts' in o) return { contexts: o.contexts }
-    if (this.settings.ignoreOnError) return {}
-    return { failures: o.errors.map((error): EnrichmentFailure => ({ enrichment: this.info, message: { error } })) }
-  }
-
-  private async call(url: string, body: string | undefined): Promise<{ value: Outcome; ttlMs: number }> {
+  private async call(url: string, body: string | undefined): Promise<{ value: LookupOutcome; ttlMs: number }> {
     const s = this.settings
     const ttl = s.cacheTtlSeconds * 1000
     const failed = (errors: string[]) => ({ value: { errors }, ttlMs: ttl / 10 })

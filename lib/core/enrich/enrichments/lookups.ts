@@ -7,6 +7,7 @@
  * live that also lets concurrent events wait for the same answer.
  */
 import { JSONPath } from 'jsonpath-plus'
+import type { EnrichmentFailure, StepResult } from '../steps'
 import { criterionMatches, parseCriterion, parseIgluUri, type SchemaCriterion } from '../../iglu/keys'
 import { javaFloat, type EnrichedEvent, type Entity, type Value } from '../event'
 import { F, FIELD_KINDS, type FieldName } from '../fields'
@@ -159,11 +160,13 @@ export function jsonText(v: unknown): string {
 /** Answers larger than this (characters of context data) are used but not kept. */
 export const MAX_KEPT_CHARS = 64 * 1024
 
+/** What a lookup found: the contexts to add (maybe none), or why there are none. */
+export type LookupOutcome = { readonly contexts: readonly Entity[] } | { readonly errors: readonly string[] }
+
 /** The characters of an answer: its contexts' data, or its error messages. */
-export function outcomeChars(o: { readonly contexts: readonly Entity[] } | { readonly error: string } | { readonly errors: readonly string[] }): number {
+export function outcomeChars(o: LookupOutcome): number {
   let n = 0
   if ('contexts' in o) for (const c of o.contexts) n += c.schema.length + c.data.length
-  else if ('error' in o) n = o.error.length
   else for (const e of o.errors) n += e.length
   return n
 }
@@ -250,5 +253,36 @@ export class LookupCache<V> {
 
   get length(): number {
     return this.slots.size
+  }
+}
+
+// ------------------------------------------------------------ the step
+
+/**
+ * The step both lookup enrichments are: an outcome per question (the cache
+ * key), answered from the cache when held, else computed once for every
+ * event asking meanwhile; contexts are added, errors become enrichment
+ * failures (identified as `identifier`) unless `ignoreOnError`.
+ */
+export abstract class CachedLookup {
+  private readonly cache: LookupCache<LookupOutcome>
+  readonly info: { readonly schemaKey: string; readonly identifier: string }
+
+  constructor(cacheSize: number, now: () => number, schemaKey: string, identifier: string, private readonly ignoreOnError: boolean) {
+    this.cache = new LookupCache<LookupOutcome>(cacheSize, now, outcomeChars)
+    this.info = { schemaKey, identifier }
+  }
+
+  /** The step's result for `key`; `compute` gives the outcome and how long to keep it. */
+  protected answer(key: string, compute: () => Promise<{ value: LookupOutcome; ttlMs: number }>): StepResult | Promise<StepResult> {
+    const hit = this.cache.get(key)
+    if (hit !== undefined) return this.result(hit)
+    return this.cache.through(key, compute).then((o) => this.result(o))
+  }
+
+  private result(o: LookupOutcome): StepResult {
+    if ('contexts' in o) return o.contexts.length > 0 ? { contexts: o.contexts } : {}
+    if (this.ignoreOnError) return {}
+    return { failures: o.errors.map((error): EnrichmentFailure => ({ enrichment: this.info, message: { error } })) }
   }
 }

@@ -18,8 +18,8 @@ import { toIgluUri } from '../../iglu/keys'
 import type { EnrichedEvent, Entity } from '../event'
 import { F, FIELD_KINDS } from '../fields'
 import { quote } from '../json'
-import type { EnrichmentFailure, Enrichment, StepResult } from '../steps'
-import { inputSource, keepFor, LookupCache, outcomeChars, pull, type InputSource, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
+import type { Enrichment, StepResult } from '../steps'
+import { CachedLookup, inputSource, keepFor, pull, type InputSource, type LookupOutcome, type SqlDatabase, type SqlDatabaseConfig, type SqlRows, type SqlValue } from './lookups'
 import { ConfigError, orderOf, type EnrichmentModule } from './module'
 
 export type ExpectedRows = 'EXACTLY_ONE' | 'AT_MOST_ONE' | 'AT_LEAST_ONE' | 'AT_LEAST_ZERO'
@@ -271,19 +271,14 @@ export function envelope(rows: readonly string[], s: Pick<SqlQuerySettings, 'exp
   return { contexts: rows.length ? [ctx(rows[0]!)] : [] }
 }
 
-type Outcome = { readonly contexts: readonly Entity[] } | { readonly error: string }
-
-export class SqlQuery {
-  private readonly cache: LookupCache<Outcome>
-  readonly info: { schemaKey: string; identifier: string }
+export class SqlQuery extends CachedLookup {
   constructor(
     readonly settings: SqlQuerySettings,
     private readonly db: SqlDatabase,
     now: () => number,
     schemaKey: string,
   ) {
-    this.cache = new LookupCache<Outcome>(settings.cacheSize, now, outcomeChars)
-    this.info = { schemaKey, identifier: 'sql-query' }
+    super(settings.cacheSize, now, schemaKey, 'sql-query', settings.ignoreOnError)
   }
 
   /** The values bound to placeholders 1…n, or undefined when one is missing (no query then). */
@@ -307,32 +302,23 @@ export class SqlQuery {
   run(ev: EnrichedEvent): StepResult | Promise<StepResult> {
     const params = this.params(ev)
     if (params === undefined) return {}
-    const key = JSON.stringify(params)
-    const hit = this.cache.get(key)
-    if (hit !== undefined) return this.result(hit)
-    return this.cache.through(key, () => this.query(params)).then((o) => this.result(o))
+    return this.answer(JSON.stringify(params), () => this.query(params))
   }
 
-  private result(o: Outcome): StepResult {
-    if ('contexts' in o) return o.contexts.length ? { contexts: o.contexts } : {}
-    if (this.settings.ignoreOnError) return {}
-    const failure: EnrichmentFailure = { enrichment: this.info, message: { error: o.error } }
-    return { failures: [failure] }
-  }
-
-  private async query(params: SqlValue[]): Promise<{ value: Outcome; ttlMs: number }> {
+  private async query(params: SqlValue[]): Promise<{ value: LookupOutcome; ttlMs: number }> {
     const s = this.settings
     const ttl = s.cacheTtlSeconds * 1000
+    const failed = (error: string) => ({ value: { errors: [error] }, ttlMs: ttl / 10 })
     const where = `${s.database.engine} ${s.database.host}:${s.database.port}/${s.database.database}`
     let rows: SqlRows
     try {
       rows = await this.db.query(s.sql, params, QUERY_TIMEOUT_MS)
     } catch (err) {
-      return { value: { error: `SQL query on ${where} failed: ${(err as Error).message}` }, ttlMs: ttl / 10 }
+      return failed(`SQL query on ${where} failed: ${(err as Error).message}`)
     }
-    if (rows.rows.length > MAX_ROWS) return { value: { error: `SQL query on ${where}: more than ${MAX_ROWS} rows` }, ttlMs: ttl / 10 }
+    if (rows.rows.length > MAX_ROWS) return failed(`SQL query on ${where}: more than ${MAX_ROWS} rows`)
     const e = envelope(rowObjects(rows, s.propertyNames), s)
-    return 'error' in e ? { value: { error: `SQL query on ${where}: ${e.error}` }, ttlMs: ttl / 10 } : { value: e, ttlMs: keepFor(e.contexts, ttl) }
+    return 'error' in e ? failed(`SQL query on ${where}: ${e.error}`) : { value: e, ttlMs: keepFor(e.contexts, ttl) }
   }
 }
 
