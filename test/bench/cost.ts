@@ -13,15 +13,12 @@
  *   npm run bench -- cost
  */
 import { randomUUID } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { KinesisClient } from '@aws-sdk/client-kinesis'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { KinesisWriter } from '../../lib/aws/kinesis-writer'
 import { archiveObjects, type ArchiveRecord } from '../../lib/core/archive'
 import { DEFAULT_COLLECTOR_CONFIG } from '../../lib/core/collector/config'
 import { Enricher } from '../../lib/core/enrich/enrich'
-import { buildEnrichments, loadEnrichmentConfigs } from '../../lib/core/enrich/enrichments/registry'
 import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
 import { defaultResolver } from '../../lib/core/iglu/resolver-config'
 import type { HttpRequest } from '../../lib/http/types'
@@ -31,7 +28,7 @@ import { prices } from '../../lib/infra/prices'
 import { readSettings } from '../../lib/infra/settings'
 import { streams } from '../../lib/infra/resources'
 import { collectorHttpHandler } from '../../functions/collector/app'
-import { productionEnrichments } from '../support/enrichments'
+import { productionSteps } from '../support/enrichments'
 import { nullKinesisProcess, runMain } from './support/processes'
 
 const PATH = '/com.snowplowanalytics.snowplow/tp2'
@@ -109,13 +106,7 @@ async function main() {
     // ---- enrich ---------------------------------------------------------------------------------
     const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
     const plain = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true })
-    const set = productionEnrichments()
-    const files = readdirSync(set.dir).map((f) => ({ source: f, text: readFileSync(join(set.dir, f), 'utf8') }))
-    const loaded = await loadEnrichmentConfigs(files, resolver)
-    if (!loaded.ok) throw new Error(loaded.errors.join('\n'))
-    const built = await buildEnrichments(loaded.configs, { assets: { path: (l) => l.replace(/^file:\/\//, '') }, legacyOrder: false })
-    if (!built.ok) throw new Error(built.errors.join('\n'))
-    const common = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: built.enrichments })
+    const common = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: await productionSteps(resolver) })
     const record10 = rawRecords.get(10)![0]!
     const batch = { etlTimestamp: Date.now(), newEventId: () => randomUUID() }
     const enrichOf = async (e: Enricher) => {

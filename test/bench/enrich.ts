@@ -21,16 +21,13 @@
  */
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { Enricher } from '../../lib/core/enrich/enrich'
-import { buildEnrichments, loadEnrichmentConfigs } from '../../lib/core/enrich/enrichments/registry'
 import type { Enrichment } from '../../lib/core/enrich/steps'
 import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
 import { defaultResolver } from '../../lib/core/iglu/resolver-config'
 import { decodeCollectorPayload, encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../lib/core/thrift/types'
-import { productionEnrichments } from '../support/enrichments'
+import { buildSteps, productionEnrichments, productionSteps } from '../support/enrichments'
 import { apiRequestStep, lookupServices, p99, startBenchApi, timedStep, wallRate } from '../support/api-request-bench'
 
 const resolver = defaultResolver({ env: { FLOE_IGLU_CENTRAL_URL: '' } })
@@ -38,14 +35,10 @@ const enricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFaile
 
 /** The production set, built as at start; each step timed (CPU) when `timing` is on. */
 const set = productionEnrichments()
-const files = readdirSync(set.dir).map((f) => ({ source: f, text: readFileSync(join(set.dir, f), 'utf8') }))
-const loaded = await loadEnrichmentConfigs(files, resolver)
-if (!loaded.ok) throw new Error(loaded.errors.join('\n'))
-const built = await buildEnrichments(loaded.configs, { assets: { path: (l) => l.replace(/^file:\/\//, '') }, legacyOrder: false })
-if (!built.ok) throw new Error(built.errors.join('\n'))
+const productionSet = await productionSteps(resolver, set)
 let timing = false
 const stepMicros = new Map<string, number>()
-const timed: Enrichment[] = built.enrichments.map((e) => ({
+const timed: Enrichment[] = productionSet.map((e) => ({
   id: e.id,
   order: e.order,
   run(ev, input) {
@@ -60,11 +53,8 @@ const setEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFa
 
 /** One JavaScript enrichment adding one context. */
 const JS_SCRIPT = 'function process(event) { return [{ schema: "iglu:com.snowplowanalytics.iglu/anything-a/jsonschema/1-0-0", data: { appId: event.getApp_id(), path: event.getPage_urlpath() } }] }'
-const jsLoaded = await loadEnrichmentConfigs([{ source: 'javascript.json', text: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(JS_SCRIPT).toString('base64') } } }) }], resolver)
-if (!jsLoaded.ok) throw new Error(jsLoaded.errors.join('\n'))
-const jsBuilt = await buildEnrichments(jsLoaded.configs, { assets: { path: (l) => l }, legacyOrder: false })
-if (!jsBuilt.ok) throw new Error(jsBuilt.errors.join('\n'))
-const jsEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: jsBuilt.enrichments })
+const jsConfig = { schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(JS_SCRIPT).toString('base64') } } }
+const jsEnricher = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: await buildSteps([{ source: 'javascript.json', text: JSON.stringify(jsConfig) }], resolver) })
 
 /** A pool of current user agents (desktop, phone, tablet browsers and a robot), as real traffic repeats them. */
 const UAS = [
@@ -249,7 +239,7 @@ console.log(`CPU per event by kind (best of 3):         ${KINDS.map((k, i) => `$
 console.log(`targets: ≥ 20,000 events/s/core ${rate >= 20_000 ? 'met' : 'NOT met'}; ≥ 0.3 of the ceiling ${ratio >= 0.3 ? 'met' : 'NOT met'}`)
 const withSet = best(sets)
 const setRatio = withSet.cpu / enrich.cpu
-console.log(`\nwith the production set (${built.enrichments.map((e) => e.id).join(', ')}; referer database: ${set.referers}; ${UAS.length} user agents, ${IPS.length} addresses):`)
+console.log(`\nwith the production set (${productionSet.map((e) => e.id).join(', ')}; referer database: ${set.referers}; ${UAS.length} user agents, ${IPS.length} addresses):`)
 console.log(`enrich + set:                              ${f(withSet.cpu)} events/CPU-s best of 5 (${f(withSet.wall)} events/s wall clock)`)
 console.log(`ratio with / without the set (CPU time):   ${setRatio.toFixed(3)} (medians: ${f(median(sets))} / ${f(median(enriches))} = ${(median(sets) / median(enriches)).toFixed(3)})`)
 const steps = [...stepMicros].sort((a, b) => b[1] - a[1])

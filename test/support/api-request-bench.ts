@@ -8,10 +8,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Enricher } from '../../lib/core/enrich/enrich'
-import { buildEnrichments, loadEnrichmentConfigs } from '../../lib/core/enrich/enrichments/registry'
 import type { Enrichment } from '../../lib/core/enrich/steps'
 import type { Resolver } from '../../lib/core/iglu/resolver'
 import { lookupServices, type RuntimeLookupServices } from '../../lib/runtime/lookup-services'
+import { buildSteps } from './enrichments'
 
 const SERVER = `
 const http = require('node:http')
@@ -57,11 +57,7 @@ export async function apiRequestStep(resolver: Resolver, uri: string, input: str
       },
     },
   }
-  const r = await loadEnrichmentConfigs([{ source: 'api_request_enrichment_config.json', text: JSON.stringify(doc) }], resolver)
-  if (!r.ok) throw new Error(r.errors.join('\n'))
-  const b = await buildEnrichments(r.configs, { assets: { path: () => '' }, legacyOrder: false, services })
-  if (!b.ok) throw new Error(b.errors.join('\n'))
-  return b.enrichments[0]!
+  return (await buildSteps([{ source: 'api_request_enrichment_config.json', text: JSON.stringify(doc) }], resolver, { services }))[0]!
 }
 
 /** The step with the time from its start to its answer recorded (ms) for every event. */

@@ -6,9 +6,13 @@
  * configuration schema expects, and the small referer database (or the
  * referer-parser project's own, when it is beside the repository).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../../lib/core/enrich/enrichments/registry'
+import type { BuildContext } from '../../lib/core/enrich/enrichments/module'
+import type { Enrichment } from '../../lib/core/enrich/steps'
+import type { Resolver } from '../../lib/core/iglu/resolver'
 import { projectRoot } from '../../lib/local/handlers'
 import { upstreamAsset } from './upstream'
 
@@ -63,4 +67,18 @@ output {
   bad { type = FileSystem, file = "${join(outputDir, 'bad')}" }
 }`)
   return file
+}
+
+/** The steps of enrichment configuration files, validated and built as at start (`file://` assets read in place); throws on any error. */
+export async function buildSteps(files: readonly ConfigFile[], resolver: Resolver, ctx: Partial<BuildContext> = {}): Promise<Enrichment[]> {
+  const loaded = await loadEnrichmentConfigs(files, resolver)
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'))
+  const built = await buildEnrichments(loaded.configs, { assets: { path: (l) => l.replace(/^file:\/\//, '') }, legacyOrder: false, ...ctx })
+  if (!built.ok) throw new Error(built.errors.join('\n'))
+  return built.enrichments
+}
+
+/** The steps of the production set (`productionEnrichments`). */
+export async function productionSteps(resolver: Resolver, set: ProductionSet = productionEnrichments()): Promise<Enrichment[]> {
+  return buildSteps(readdirSync(set.dir).map((f) => ({ source: f, text: readFileSync(join(set.dir, f), 'utf8') })), resolver)
 }
