@@ -29,7 +29,8 @@ export class JavaMissingError extends Error {
   override readonly name = 'JavaMissingError'
 }
 
-async function freePort(host: string): Promise<number> {
+/** A port nothing listens on at `host` right now (it may be taken before it is bound: callers retry on EADDRINUSE). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
     srv.unref()

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../../lib/local/emulators'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
@@ -38,14 +38,6 @@ export function mariadbBinaries(): { server: string; install: string } | undefin
 }
 
 export const MARIADB_MISSING = "MariaDB is not installed (Debian's mariadb-server: mariadbd and mariadb-install-db); the MySQL tests of the SQL query enrichment are skipped"
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 /** Resolves when the server says it is ready; rejects with its output when it exits first. */
 function ready(child: ChildProcess): Promise<void> {

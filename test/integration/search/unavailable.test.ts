@@ -4,7 +4,7 @@
  * search function, never a 500; the next request tries again.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import { createServer } from 'node:net'
+import { freePort } from '../../../lib/local/emulators'
 import { describe, expect, it } from 'vitest'
 import { rdsDataClient } from '../../../lib/aws/rds-data'
 import { searchApi } from '../../../lib/core/search/api'
@@ -21,14 +21,6 @@ const event = (path: string): APIGatewayProxyEventV2 =>
 
 const handlerOver = (db: () => Promise<SearchDb>) =>
   httpLambda(searchApi({ db, version: 'test', lookupSchema: async () => ({ ok: false, errors: [] }) })) as unknown as (e: APIGatewayProxyEventV2) => Promise<{ statusCode: number; headers?: Record<string, string>; body?: string }>
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 const api = useRdsDataApi()
 
