@@ -1,4 +1,5 @@
-import { App } from 'aws-cdk-lib'
+import { App, Validations, type Environment, type Stack } from 'aws-cdk-lib'
+import { AwsSolutionsChecks } from 'cdk-nag'
 import { Template } from 'aws-cdk-lib/assertions'
 import { projectRoot } from '../../lib/local/handlers'
 import { FloeAppStack, FloeDataStack } from '../../lib/infra/stacks'
@@ -23,4 +24,22 @@ export function synthTemplates(context: Record<string, unknown> = {}): { data: T
 export function resourcesNamed(t: Template, type: string, prefix: string): Record<string, any> {
   const all = t.findResources(type)
   return Object.fromEntries(Object.entries(all).filter(([id]) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id)))
+}
+
+/**
+ * Both stacks checked with cdk-nag's AwsSolutions pack: the violations it
+ * reports ('' when synthesis succeeds). `extra` may add resources first.
+ */
+export function nagViolations(context: Record<string, unknown> = {}, o: { env?: Environment; extra?: (data: Stack, app: FloeAppStack) => void } = {}): string {
+  const cdk = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
+  const d = new FloeDataStack(cdk, 'FloeData', o.env ? { env: o.env } : {})
+  const a = new FloeAppStack(cdk, 'FloeApp', { ...(o.env ? { env: o.env } : {}), data: d.data, projectRoot })
+  o.extra?.(d, a)
+  Validations.of(cdk).addPlugins(new AwsSolutionsChecks(cdk))
+  try {
+    cdk.synth()
+    return ''
+  } catch (err) {
+    return String((err as Error).message)
+  }
 }

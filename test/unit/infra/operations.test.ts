@@ -3,11 +3,10 @@
  * the HTTP API stage's throttling and access log, log retention, and
  * cdk-nag's AwsSolutions pack over the whole app.
  */
-import { App, Stack, Validations } from 'aws-cdk-lib'
+import { App } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { Bucket } from 'aws-cdk-lib/aws-s3'
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
-import { AwsSolutionsChecks } from 'cdk-nag'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +18,7 @@ import { streams, tables } from '../../../lib/infra/resources'
 import { kebabName } from '../../../lib/core/metrics/services'
 import { BAD_ROW_RATE, COLLECTOR_5XX_RATE } from '../../../lib/infra/monitoring'
 import { projectRoot } from '../../../lib/local/handlers'
-import { synthTemplates } from '../../support/synth'
+import { nagViolations, synthTemplates } from '../../support/synth'
 
 const { app, data } = synthTemplates()
 const fnKeys = Object.keys(functions)
@@ -33,21 +32,6 @@ function alarm(t: Template, name: string, stage = 'prod'): any {
 }
 const logicalIdOf = (t: Template, type: string) => Object.keys(t.findResources(type))
 const topicId = logicalIdOf(app, 'AWS::SNS::Topic')[0]!
-
-/** Both stacks with the AwsSolutions pack: the violations cdk-nag reports (none when synthesis succeeds). */
-function nagViolations(context: Record<string, unknown> = {}, extra?: (data: Stack, app: FloeAppStack) => void): string {
-  const cdk = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
-  const d = new FloeDataStack(cdk, 'FloeData')
-  const a = new FloeAppStack(cdk, 'FloeApp', { data: d.data, projectRoot })
-  extra?.(d, a)
-  Validations.of(cdk).addPlugins(new AwsSolutionsChecks(cdk))
-  try {
-    cdk.synth()
-    return ''
-  } catch (err) {
-    return String((err as Error).message)
-  }
-}
 
 const custom = {
   stage: 'staging',
@@ -354,15 +338,17 @@ describe('cdk-nag (AwsSolutions)', () => {
   })
 
   it('reports what nobody acknowledged', () => {
-    const report = nagViolations({}, (d) => new Bucket(d, 'Unreviewed'))
+    const report = nagViolations({}, { extra: (d) => new Bucket(d, 'Unreviewed') })
     expect(report).toContain('AwsSolutions-S1')
     expect(report).toContain('FloeData/Unreviewed')
   })
 
   it("acknowledges only the wildcards of CDK's grants: another one in a function's policy is reported", () => {
-    const report = nagViolations({}, (_d, a) => {
-      a.functions.collector.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:*'], resources: ['*'] }))
-      a.functions.enrich.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::elsewhere/*/private/*'] }))
+    const report = nagViolations({}, {
+      extra: (_d, a) => {
+        a.functions.collector.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:*'], resources: ['*'] }))
+        a.functions.enrich.fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::elsewhere/*/private/*'] }))
+      },
     })
     expect(report).toContain('AwsSolutions-IAM5[Action::s3:*]')
     expect(report).toContain('AwsSolutions-IAM5[Resource::*]')
