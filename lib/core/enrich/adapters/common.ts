@@ -36,6 +36,27 @@ export function fail(...messages: Failure[]): AdapterResult {
   return { ok: false, badRow: 'adapter_failures', messages }
 }
 
+/**
+ * A list of vendor events, each given its schema by its type (`typeOf`,
+ * looked up in `table` with the configured overrides, its index in messages)
+ * and its data by `dataOf`: one self-describing event each, or every failure
+ * when any type has no schema.
+ */
+export function typedEvents(p: LoadedPayload, ctx: AdapterContext, tracker: string, table: Readonly<Record<string, string>>, items: Iterable<readonly [J, number]>, typeOf: (e: J) => string | undefined, dataOf: (e: J, type: string | undefined) => J): AdapterResult {
+  const qs = queryParams(p)
+  const mapping = schemas(ctx, table)
+  const out: Params[] = []
+  const failures: Failure[] = []
+  for (const [e, index] of items) {
+    const type = typeOf(e)
+    const schema = lookupSchema(type, mapping, index)
+    if (!schema.ok) failures.push(schema.failure)
+    else out.push(unstructParams(tracker, 'srv', qs, schema.schema, dataOf(e, type)))
+  }
+  if (failures.length > 0) return failAll(failures)
+  return events(p, out)
+}
+
 export function failAll(messages: Failure[]): AdapterResult {
   return { ok: false, badRow: 'adapter_failures', messages }
 }

@@ -3,7 +3,7 @@
  * each `subscriptionType` picks its schema (and is left out), `occurredAt`
  * (milliseconds) becomes a date-time.
  */
-import { checkBody, events, fail, failAll, inputData, jsonSchemaDateTime, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
+import { checkBody, events, fail, inputData, jsonSchemaDateTime, notJson, typedEvents, type Webhook } from './common'
 import { isNum, isObj, parseTree, str, wholeNumber, type J } from './jtree'
 
 const TRACKER = 'com.hubspot-v1'
@@ -29,16 +29,8 @@ export const hubspot: Webhook = (p, ctx) => {
   const parsed = parseTree(body, ctx.maxJsonDepth)
   if (!parsed.ok) return fail(notJson('body', body, parsed.error))
   if (!Array.isArray(parsed.value)) return fail(inputData('body', body, 'not a json array'))
-  const qs = queryParams(p)
-  const out: Params[] = []
-  const failures: Failure[] = []
-  parsed.value.forEach((event, index) => {
-    const schema = lookupSchema(str(event, 'subscriptionType'), schemas(ctx, HUBSPOT_SCHEMAS), index)
-    if (!schema.ok) failures.push(schema.failure)
-    else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, reformat(event)))
-  })
-  if (failures.length > 0) return failAll(failures)
-  return events(p, out)
+  const items = parsed.value.map((e, i) => [e, i] as const)
+  return typedEvents(p, ctx, TRACKER, HUBSPOT_SCHEMAS, items, (e) => str(e, 'subscriptionType'), reformat)
 }
 
 /** `occurredAt` (ms) → date-time, `subscriptionType` dropped. */

@@ -3,7 +3,7 @@
  * whose only field, `mandrill_events`, holds a JSON array; each event's
  * `event` picks its schema (and is left out), `ts` (seconds) becomes a date-time.
  */
-import { checkBody, cleanupEvent, events, fail, failAll, FORM, formMap, inputData, lookupSchema, notJson, parseForm, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
+import { checkBody, cleanupEvent, fail, FORM, formMap, inputData, notJson, parseForm, typedEvents, type Webhook } from './common'
 import { parseTree, str } from './jtree'
 
 const TRACKER = 'com.mandrill-v1'
@@ -35,15 +35,6 @@ export const mandrill: Webhook = (p, ctx) => {
   const parsed = parseTree(text, ctx.maxJsonDepth)
   if (!parsed.ok) return fail(notJson('mandril_events', text, parsed.error))
   if (!Array.isArray(parsed.value)) return fail(inputData('mandrill_events', text, 'not a json array'))
-  const qs = queryParams(p)
-  const out: Params[] = []
-  const failures: Failure[] = []
-  parsed.value.forEach((event, index) => {
-    const type = str(event, 'event')
-    const schema = lookupSchema(type, schemas(ctx, MANDRILL_SCHEMAS), index)
-    if (!schema.ok) failures.push(schema.failure)
-    else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, cleanupEvent(event, type === undefined ? undefined : ['event', type], ['ts'])))
-  })
-  if (failures.length > 0) return failAll(failures)
-  return events(p, out)
+  const items = parsed.value.map((e, i) => [e, i] as const)
+  return typedEvents(p, ctx, TRACKER, MANDRILL_SCHEMAS, items, (e) => str(e, 'event'), (e, type) => cleanupEvent(e, type === undefined ? undefined : ['event', type], ['ts']))
 }

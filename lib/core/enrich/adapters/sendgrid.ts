@@ -4,7 +4,7 @@
  * (seconds) becomes a date-time. Events repeating an `sg_event_id` are kept
  * once (the last one), as are events without one.
  */
-import { cleanupEvent, events, fail, failAll, inputData, lookupSchema, notJson, queryParams, unstructParams, type Failure, type Params, type Webhook, schemas } from './common'
+import { cleanupEvent, fail, inputData, notJson, typedEvents, type Webhook } from './common'
 import { parseTree, str, type J } from './jtree'
 import { ADAPTER_SCHEMA_DEFAULTS } from './schemas'
 
@@ -25,15 +25,5 @@ export const sendgrid: Webhook = (p, ctx) => {
   // one event per sg_event_id (events without one count as one id)
   const byId = new Map<string | undefined, [J, number]>()
   parsed.value.forEach((item, index) => byId.set(str(item, 'sg_event_id'), [item, index]))
-  const qs = queryParams(p)
-  const out: Params[] = []
-  const failures: Failure[] = []
-  for (const [item, index] of byId.values()) {
-    const type = str(item, 'event')
-    const schema = lookupSchema(type, schemas(ctx, SENDGRID_SCHEMAS), index)
-    if (!schema.ok) failures.push(schema.failure)
-    else out.push(unstructParams(TRACKER, 'srv', qs, schema.schema, cleanupEvent(item, type === undefined ? undefined : ['event', type], ['timestamp'])))
-  }
-  if (failures.length > 0) return failAll(failures)
-  return events(p, out)
+  return typedEvents(p, ctx, TRACKER, SENDGRID_SCHEMAS, byId.values(), (e) => str(e, 'event'), (e, type) => cleanupEvent(e, type === undefined ? undefined : ['event', type], ['timestamp']))
 }
