@@ -3,7 +3,7 @@
  * each `subscriptionType` picks its schema (and is left out), `occurredAt`
  * (milliseconds) becomes a date-time.
  */
-import { checkBody, events, fail, inputData, jsonSchemaDateTime, notJson, typedEvents, type Webhook } from './common'
+import { checkBody, fail, inputData, jsonSchemaDateTime, notJson, typedEvents, type Webhook } from './common'
 import { isNum, isObj, parseTree, str, wholeNumber, type J } from './jtree'
 
 const TRACKER = 'com.hubspot-v1'
