@@ -11,6 +11,7 @@
  *   npm run bench -- collector        (or: node --import tsx test/bench/collector.ts [requests] [concurrency])
  */
 import { createServer } from 'node:http'
+import os from 'node:os'
 import type { AddressInfo } from 'node:net'
 import { randomUUID } from 'node:crypto'
 import { startLocalStack } from '../../lib/local/stack'
@@ -19,19 +20,28 @@ import { DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis'
 import { DEFAULT_COLLECTOR_CONFIG } from '../../lib/core/collector/config'
 import { handleCollectorRequest } from '../../lib/core/collector/service'
 import type { HttpRequest } from '../../lib/http/types'
-import { decodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
-import { referenceDecode } from '../unit/collector/thrift-reference'
-import { emulatorsProcess, loadFromOtherProcess, nullKinesisProcess, runMain } from './support/processes'
+import { decodeCollectorPayload, encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
+import type { CollectorPayload } from '../../lib/core/thrift/types'
+import { referenceDecode, referenceEncode } from '../unit/collector/thrift-reference'
+import { cpuMsOf, emulatorsProcess, loadFromOtherProcess, nullKinesisProcess, runMain } from './support/processes'
 
-/** Decodes per second of one raw record: the hand-written reader vs the thrift package's TBinaryProtocol. */
-function decodeRates(record: Buffer, n: number): { hand: number; pkg: number } {
+/** Decodes and encodes per second of one raw record: the hand-written codec vs the thrift package's TBinaryProtocol. */
+function codecRates(record: Buffer, n: number): { hand: number; pkg: number; handEncode: number; pkgEncode: number } {
   const rate = (f: () => unknown) => {
     for (let i = 0; i < 2000; i++) f()
     const started = process.hrtime.bigint()
     for (let i = 0; i < n; i++) f()
     return n / (Number(process.hrtime.bigint() - started) / 1e9)
   }
-  return { hand: rate(() => decodeCollectorPayload(record)), pkg: rate(() => referenceDecode(record)) }
+  const decoded = decodeCollectorPayload(record)
+  if (!decoded.ok) throw new Error(decoded.error)
+  const payload = decoded.payload as CollectorPayload
+  return {
+    hand: rate(() => decodeCollectorPayload(record)),
+    pkg: rate(() => referenceDecode(record)),
+    handEncode: rate(() => encodeCollectorPayload(payload)),
+    pkgEncode: rate(() => referenceEncode(payload)),
+  }
 }
 
 /** The pure request → outcome function alone (no HTTP, no Kinesis), to show where the time goes. */
@@ -99,7 +109,7 @@ const HEADERS = {
   cookie: 'sp=c5f3a09f-75f8-4309-bec5-fea560f78455',
 }
 
-async function load(baseUrl: string, body: string, total: number, method = 'POST'): Promise<{ seconds: number; statuses: Map<number, number>; p50Ms: number; p99Ms: number }> {
+async function load(baseUrl: string, body: string, total: number, method = 'POST'): Promise<{ seconds: number; statuses: Map<number, number>; p50Ms: number; p99Ms: number; cpuMs: number }> {
   const r = await loadFromOtherProcess({ url: new URL(PATH, baseUrl).href, method, headers: HEADERS, body, total, concurrency: CONCURRENCY })
   return { ...r, statuses: new Map(Object.entries(r.statuses).map(([k, v]) => [Number(k), v])) }
 }
@@ -141,7 +151,11 @@ async function main() {
   const stack = await startLocalStack({ triggers: false, endpoints: emulators.endpoints, namePrefix: `bench${process.pid}` })
   try {
     await load(stack.url, body, WARMUP)
+    const own0 = process.cpuUsage()
+    const emu0 = cpuMsOf(emulators.pid)
     const coll = await load(stack.url, body, REQUESTS)
+    const own = process.cpuUsage(own0)
+    const emuMs = cpuMsOf(emulators.pid) - emu0
     const ok = coll.statuses.get(200) ?? 0
     if (ok !== REQUESTS) throw new Error(`collector answered ${JSON.stringify([...coll.statuses])}; expected ${REQUESTS} × 200`)
 
@@ -156,11 +170,14 @@ async function main() {
     console.log(`bare Node http server       ${fmt(baseRps).padStart(7)} req/s  (${base.seconds.toFixed(2)} s, ${ms(base)})`)
     console.log(`collector via local gateway ${fmt(collRps).padStart(7)} req/s  (${coll.seconds.toFixed(2)} s, ${ms(coll)}, ${fmt(collRps * 10)} events/s, raw stream ${summary.StreamDescriptionSummary?.OpenShardCount} shards)`)
     console.log(`ratio collector / bare      ${(collRps / baseRps).toFixed(3)}`)
+    const perReq = (ms: number) => `${Math.round((ms * 1000) / REQUESTS)} µs`
+    console.log(`CPU per request             load client ${perReq(coll.cpuMs)}, gateway + collector ${perReq((own.user + own.system) / 1000)}, emulators ${perReq(emuMs)} (bare run: client ${perReq(base.cpuMs)}); ${os.cpus().length} cores`)
     console.log(`gateway + handler, no write ${fmt(REQUESTS / noWrite.seconds).padStart(7)} req/s  (OPTIONS through the same path: the Kinesis write's share is the rest)`)
     const core = coreOnly(body, 20_000)
     console.log(`collector core alone        ${fmt(core.rate).padStart(7)} req/s  (request → response and Thrift records, no I/O)`)
-    const dec = decodeRates(core.record, 50_000)
+    const dec = codecRates(core.record, 50_000)
     console.log(`Thrift decode, ${core.record.length}-byte record: hand-written ${fmt(dec.hand)}/s, thrift package ${fmt(dec.pkg)}/s (${(dec.hand / dec.pkg).toFixed(1)}x)`)
+    console.log(`Thrift encode, same record: hand-written ${fmt(dec.handEncode)}/s, thrift package ${fmt(dec.pkgEncode)}/s (${(dec.handEncode / dec.pkgEncode).toFixed(1)}x)`)
   } finally {
     await stack.stop()
     await emulators.stop()

@@ -19,6 +19,8 @@ export interface LoadResult {
   readonly statuses: Record<string, number>
   readonly p50Ms: number
   readonly p99Ms: number
+  /** The client's own CPU time (user + system) during the run, ms. */
+  readonly cpuMs: number
 }
 
 async function run(job: LoadJob): Promise<LoadResult> {
@@ -40,6 +42,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
       req.end(job.body)
     })
   let next = 0
+  const cpu0 = process.cpuUsage()
   const started = process.hrtime.bigint()
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
@@ -50,10 +53,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
     }),
   )
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const cpu = process.cpuUsage(cpu0)
   agent.destroy()
   latencies.sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
-  return { seconds, statuses, p50Ms: at(0.5), p99Ms: at(0.99) }
+  return { seconds, statuses, p50Ms: at(0.5), p99Ms: at(0.99), cpuMs: (cpu.user + cpu.system) / 1000 }
 }
 
 if (process.argv[2]) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { LocalEndpoints } from '../../../lib/aws/clients'
@@ -42,11 +43,12 @@ export function runMain(main: () => Promise<void>): void {
 }
 
 /** Starts the emulators in their own process. */
-export async function emulatorsProcess(): Promise<{ endpoints: LocalEndpoints; stop(): Promise<void> }> {
+export async function emulatorsProcess(): Promise<{ endpoints: LocalEndpoints; pid: number; stop(): Promise<void> }> {
   const child = tsx('emulators.ts', [])
   const endpoints = JSON.parse(await firstLine(child)) as LocalEndpoints
   return {
     endpoints,
+    pid: child.pid!,
     stop: () => stopChild(child),
   }
 }
@@ -57,11 +59,40 @@ export async function loadFromOtherProcess(job: LoadJob): Promise<LoadResult> {
 }
 
 /** Starts a Kinesis endpoint that accepts and drops every write, in its own process. */
-export async function nullKinesisProcess(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function nullKinesisProcess(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = tsx('null-kinesis.ts', [])
   const { url } = JSON.parse(await firstLine(child)) as { url: string }
   return {
     url,
+    pid: child.pid!,
     stop: () => stopChild(child),
+  }
+}
+
+/** CPU time (user + system, ms) a process and its descendants have used so far, from /proc; 0 where /proc is absent. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[11]) + Number(fields[12])
+    let total = (ticks * 1000) / 100
+    for (const child of childrenOf(pid)) total += cpuMsOf(child)
+    return total
+  } catch {
+    return 0
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+      } catch {
+        return []
+      }
+    })
+  } catch {
+    return []
   }
 }

@@ -1,6 +1,7 @@
 import thrift from 'thrift'
 import { FIELD_IDS } from '../../../lib/core/thrift/types'
 import type { DecodedCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import type { CollectorPayload } from '../../../lib/core/thrift/types'
 
 const { TBinaryProtocol, TBufferedTransport, Thrift } = thrift
 const T = Thrift.Type
@@ -39,4 +40,43 @@ export function referenceDecode(bytes: Buffer): DecodedCollectorPayload {
   }
   p.readStructEnd()
   return out
+}
+
+/**
+ * An independent CollectorPayload writer built on the `thrift` package's
+ * TBinaryProtocol, field by field in ascending id order as generated code
+ * writes a struct. Used to cross-check the hand-written encoder.
+ */
+export function referenceEncode(p: CollectorPayload): Buffer {
+  let out: Buffer | undefined
+  const transport = new TBufferedTransport(undefined, (msg?: Buffer) => {
+    out = msg
+  })
+  const proto = new TBinaryProtocol(transport)
+  proto.writeStructBegin('CollectorPayload')
+  const str = (name: string, id: number, value: string | undefined) => {
+    if (value === undefined || value === null) return
+    proto.writeFieldBegin(name, T.STRING, id)
+    proto.writeString(value)
+    proto.writeFieldEnd()
+  }
+  str('ipAddress', FIELD_IDS.ipAddress, p.ipAddress)
+  if (p.timestamp !== undefined && p.timestamp !== null) {
+    proto.writeFieldBegin('timestamp', T.I64, FIELD_IDS.timestamp)
+    proto.writeI64(p.timestamp)
+    proto.writeFieldEnd()
+  }
+  for (const k of ['encoding', 'collector', 'userAgent', 'refererUri', 'path', 'querystring', 'body'] as const) str(k, FIELD_IDS[k], p[k])
+  if (p.headers !== undefined && p.headers !== null) {
+    proto.writeFieldBegin('headers', T.LIST, FIELD_IDS.headers)
+    proto.writeListBegin(T.STRING, p.headers.length)
+    for (const h of p.headers) proto.writeString(h)
+    proto.writeListEnd()
+    proto.writeFieldEnd()
+  }
+  for (const k of ['contentType', 'hostname', 'networkUserId', 'schema'] as const) str(k, FIELD_IDS[k], p[k])
+  proto.writeFieldStop()
+  proto.writeStructEnd()
+  proto.flush()
+  return out ?? Buffer.alloc(0)
 }

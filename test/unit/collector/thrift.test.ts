@@ -7,7 +7,7 @@ import {
   END_OF_BYTES,
 } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA, type CollectorPayload } from '../../../lib/core/thrift/types'
-import { referenceDecode } from './thrift-reference'
+import { referenceDecode, referenceEncode } from './thrift-reference'
 
 // Snowplow enrich's ThriftLoaderSpec vector "tolerate fake tracker protocol GET parameters".
 const V1 =
@@ -186,6 +186,36 @@ describe('CollectorPayload Thrift codec', () => {
       }),
       { numRuns: 500 },
     )
+  })
+
+  it('writes the same bytes as the thrift package, for arbitrary payloads and any UTF-16 text', () => {
+    const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }))
+    const opt = fc.option(text, { nil: undefined })
+    const payload = fc.record({
+      schema: fc.constant(COLLECTOR_PAYLOAD_SCHEMA),
+      ipAddress: opt,
+      timestamp: fc.option(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), { nil: undefined }),
+      encoding: opt,
+      collector: opt,
+      userAgent: opt,
+      refererUri: opt,
+      path: opt,
+      querystring: opt,
+      body: opt,
+      headers: fc.option(fc.array(text), { nil: undefined }),
+      contentType: opt,
+      hostname: opt,
+      networkUserId: opt,
+    })
+    fc.assert(
+      fc.property(payload, (p) => {
+        const c = p as CollectorPayload
+        expect(encodeCollectorPayload(c).equals(referenceEncode(c))).toBe(true)
+      }),
+      { numRuns: 1000 },
+    )
+    expect(encodeCollectorPayload(FULL).equals(referenceEncode(FULL))).toBe(true)
+    expect(encodeCollectorPayload(V1_PAYLOAD).equals(referenceEncode(V1_PAYLOAD))).toBe(true)
   })
 
   it('renders payloads like Thrift toString', () => {
