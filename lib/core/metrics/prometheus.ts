@@ -103,7 +103,7 @@ function localFunctionSamples(out: Families, service: string, s: LocalFunctionSe
   out.add('floe_function_duration_seconds', 'summary', 'Duration of invocations; the 0.95 quantile over the latest invocations.', l, seconds(s.duration.sumMs), '_sum')
   out.add('floe_function_duration_seconds', 'summary', '', l, s.invocations, '_count')
   out.add('floe_function_duration_max_seconds', 'gauge', 'Longest invocation since the stack started.', l, seconds(s.duration.maxMs))
-  const cpuHelp = 'Process CPU time spent while the function ran, by mode; concurrent invocations share the process, so figures overlap.'
+  const cpuHelp = 'The function\'s share of the process CPU time spent while its invocations ran, by mode; concurrent invocations share each interval in proportion to their time in flight.'
   out.add('floe_function_cpu_seconds_total', 'counter', cpuHelp, { ...l, mode: 'user' }, s.cpu.userSeconds)
   out.add('floe_function_cpu_seconds_total', 'counter', cpuHelp, { ...l, mode: 'system' }, s.cpu.systemSeconds)
   out.add('floe_function_http_requests_total', 'counter', 'Requests the gateway routed to the function.', l, s.network.requests)

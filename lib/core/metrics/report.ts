@@ -70,7 +70,7 @@ export interface LocalFunctionService {
   readonly errors: number
   /** `p95Ms` over the latest invocations (`recentInvocations` of the report). */
   readonly duration: DurationFigures
-  /** Process CPU time spent while its invocations ran; concurrent invocations share the process, so their figures overlap. */
+  /** Its share of the process CPU time spent while its invocations ran; concurrent invocations share each interval in proportion to their time in flight, so the figures add up to at most the process total. */
   readonly cpu: { readonly userSeconds: number; readonly systemSeconds: number }
   readonly network: NetworkFigures
   /** Records read by its stream triggers, by stream key. */
@@ -252,7 +252,7 @@ export function shapeLocal(input: LocalInput): MetricsReport {
   const children = Object.entries(input.emulators).filter(([, e]) => e.runsIn === 'child').map(([n]) => n)
   const external = Object.entries(input.emulators).filter(([, e]) => e.runsIn === 'external').map(([n]) => n)
   const notes = [
-    `Every function runs inside the Floe process (pid ${input.process.pid}): its CPU and memory are the figures of "process". A function's "cpu" is the process CPU time spent while its invocations ran; concurrent invocations (of it or of other functions) share the process, so these figures overlap and do not add up to the process total.`,
+    `Every function runs inside the Floe process (pid ${input.process.pid}): its CPU and memory are the figures of "process". A function's "cpu" is its share of the process CPU time spent while its invocations ran: concurrent invocations (of it or of other functions) share each interval in proportion to their time in flight, so these figures add up to at most the process total.`,
     'Counters (invocations, errors, durations, CPU, network, stream reads) count since the stack started; "network" is what the local gateway received and sent for the function\'s routes.',
   ]
   if (inFloe.length) notes.push(`${inFloe.join(', ')} run${inFloe.length === 1 ? 's' : ''} inside the Floe process: ${inFloe.length === 1 ? 'its' : 'their'} CPU and memory are part of "process".`)

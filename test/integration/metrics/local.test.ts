@@ -87,7 +87,7 @@ describe('GET /metrics (JSON)', () => {
     expect(report.process!.cpu.userSeconds).toBeGreaterThan(0)
     const enrich = report.services.enrich as LocalFunctionService
     expect(enrich.cpu.userSeconds + enrich.cpu.systemSeconds).toBeGreaterThan(0)
-    expect(report.notes.join(' ')).toMatch(/concurrent invocations .* share the process/)
+    expect(report.notes.join(' ')).toMatch(/concurrent invocations .* share each interval in proportion to their time in flight/)
     // this stack uses the test run's shared emulators, which another process started
     expect(report.services.dynamodb).toEqual({ kind: 'emulator', runsIn: 'external', process: null })
   })

@@ -80,7 +80,7 @@ describe('the local report', () => {
     expect(r.services.esLoaderBad).toMatchObject({ functions: ['searchLoader'], errors: 1 })
     expect(r.services.health).toMatchObject({ invocations: 0, duration: { sumMs: 0, avgMs: null, p95Ms: null, maxMs: null } })
     expect(r.services.kinesis).toEqual({ kind: 'emulator', runsIn: 'floe', process: null })
-    expect(r.notes.join('\n')).toMatch(/concurrent invocations .* share the process/)
+    expect(r.notes.join('\n')).toMatch(/concurrent invocations .* share each interval in proportion to their time in flight/)
     expect(r.notes.join('\n')).toMatch(/kinesis runs inside the Floe process/)
     expect(r.notes.join('\n')).toMatch(/dynamodb was not started by this stack/)
     expect(JSON.parse(JSON.stringify(r))).toEqual(r)
