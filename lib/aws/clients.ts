@@ -22,13 +22,21 @@ export interface AwsClients {
 const localCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', accountId: '000000000000' }
 
 /**
+ * Options of every client. `cacheMiddleware`: each command class's middleware chain is
+ * built on its first call and reused (the SDK otherwise clones and sorts the client's
+ * middleware list on every call: about a tenth of a tracking-design request's CPU time
+ * with three DynamoDB calls). No Floe code changes a client's middleware after its first call.
+ */
+const COMMON = { cacheMiddleware: true } as const
+
+/**
  * Builds SDK clients. With endpoints, they talk to the local emulators with the
  * options those need (HTTP/1.1 for kinesalite, path-style S3 without streaming
  * checksums for s3rver); without, they use the normal AWS configuration chain.
  */
 export function makeClients(endpoints?: LocalEndpoints): AwsClients {
-  if (!endpoints) return { ddb: new DynamoDBClient({}), kinesis: new KinesisClient({}), s3: new S3Client({}) }
-  const base = { region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials, maxAttempts: 3 }
+  if (!endpoints) return { ddb: new DynamoDBClient(COMMON), kinesis: new KinesisClient(COMMON), s3: new S3Client(COMMON) }
+  const base = { ...COMMON, region: process.env.AWS_REGION ?? 'us-east-1', credentials: localCredentials, maxAttempts: 3 }
   return {
     ddb: new DynamoDBClient({ ...base, endpoint: endpoints.dynamodb }),
     kinesis: new KinesisClient({

@@ -82,6 +82,28 @@ export async function issueToken(secret: string, claims: TokenClaims, now: Date)
     .sign(secretBytes(secret))
 }
 
+/**
+ * Tokens whose signature and issuer, audience and required claims were verified, by token:
+ * checking an HS256 signature through WebCrypto costs more CPU than the rest of a read
+ * request. A later request with the same token and signing secret re-checks only its
+ * times (`exp`, `nbf`). At most `VERIFIED_TOKENS` entries, least recently used dropped.
+ */
+const VERIFIED_TOKENS = 1000
+interface VerifiedToken {
+  readonly secret: string
+  readonly exp: number
+  readonly nbf?: number
+  readonly org: unknown
+  readonly sub: unknown
+}
+const verifiedTokens = new Map<string, VerifiedToken>()
+
+function remember(token: string, v: VerifiedToken): void {
+  verifiedTokens.delete(token)
+  verifiedTokens.set(token, v)
+  if (verifiedTokens.size > VERIFIED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!)
+}
+
 export type AuthDecision =
   | { ok: true; orgId: string; keyId: string }
   | { ok: false; status: 401 | 403; message: string }
@@ -98,18 +120,31 @@ export async function authorize(
 ): Promise<AuthDecision> {
   const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header ?? '')
   if (!m) return { ok: false, status: 401, message: 'Missing bearer token (authorization header)' }
-  let payload
-  try {
-    ;({ payload } = await jwtVerify(m[1]!, secretBytes(secret), {
-      algorithms: ['HS256'],
-      issuer: TOKEN_ISSUER,
-      audience: TOKEN_AUDIENCE,
-      currentDate: opts.now,
-      requiredClaims: ['exp', 'sub', 'org'],
-    }))
-  } catch (err) {
-    const expired = err instanceof joseErrors.JWTExpired
-    return { ok: false, status: 401, message: expired ? 'The access token has expired' : 'Invalid access token' }
+  const token = m[1]!
+  const nowSeconds = Math.floor(opts.now.getTime() / 1000)
+  let payload: { org?: unknown; sub?: unknown }
+  const known = verifiedTokens.get(token)
+  if (known && known.secret === secret) {
+    // Verified before: only the times can have changed (as the verifier checks them, no tolerance).
+    if (known.nbf !== undefined && known.nbf > nowSeconds) return { ok: false, status: 401, message: 'Invalid access token' }
+    if (known.exp <= nowSeconds) return { ok: false, status: 401, message: 'The access token has expired' }
+    payload = known
+    remember(token, known)
+  } else {
+    try {
+      const verified = await jwtVerify(token, secretBytes(secret), {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        currentDate: opts.now,
+        requiredClaims: ['exp', 'sub', 'org'],
+      })
+      payload = verified.payload
+      remember(token, { secret, exp: verified.payload.exp!, nbf: verified.payload.nbf, org: verified.payload.org, sub: verified.payload.sub })
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired
+      return { ok: false, status: 401, message: expired ? 'The access token has expired' : 'Invalid access token' }
+    }
   }
   const org = payload.org
   const keyId = payload.sub

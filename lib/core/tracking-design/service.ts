@@ -284,7 +284,7 @@ export function createTrackingDesignService(opts: TrackingDesignOptions): HttpHa
     const body = readBody(parsed.value)
     if (!body.ok) return envelope(422, [], [], body.errors)
     const reg = memoRegistry(registry)
-    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'create', {}, reg))
+    const { errors, value } = await validateSpec(body.spec, validationContext(org, 'create', { nameLookup: 'withOtherErrors' }, reg))
     if (hasError(errors)) return envelope(422, [], [], errors)
     const id = value.id ?? newId()
     const change = planCreate(body.spec, value, id, { orgId: org, author, message: body.message, now: now() })

@@ -115,6 +115,29 @@ describe('publish through the handler', () => {
   })
 })
 
+describe('names on create', () => {
+  it('a valid specification is written without a name lookup; the store refuses a taken name', async () => {
+    expect((await api('POST', '/event-specs/v1', { spec: { name: 'n', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })).status).toBe(201)
+    let lookups = 0
+    const original = specs.nameOwner.bind(specs)
+    specs.nameOwner = async (o, c) => (lookups++, original(o, c))
+    const fresh = await api('POST', '/event-specs/v1', { spec: { name: 'other', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })
+    expect(fresh.status).toBe(201)
+    expect(lookups).toBe(0)
+    const taken = await api('POST', '/event-specs/v1', { spec: { name: 'n', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })
+    expect(taken.status).toBe(422)
+    expect(taken.body.errors.map((e: any) => e.source)).toEqual(['spec.name'])
+    expect(lookups).toBe(0)
+  })
+
+  it('an invalid specification whose name is taken gets every error in one answer', async () => {
+    expect((await api('POST', '/event-specs/v1', { spec: { name: 'n', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })).status).toBe(201)
+    const r = await api('POST', '/event-specs/v1', { spec: { name: 'n', status: 'nonsense', event: { source: 'iglu:com.acme/e/jsonschema/1-0-0' } } })
+    expect(r.status).toBe(422)
+    expect(r.body.errors.map((e: any) => e.source)).toEqual(['spec.name', 'spec.status'])
+  })
+})
+
 describe('auth decisions', () => {
   it('refuses other organizations with 403 and unknown keys with 401', async () => {
     const secret = 's'.repeat(40)
