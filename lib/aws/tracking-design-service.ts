@@ -7,6 +7,7 @@ import type { HttpHandler } from '../http/types'
 import { createTrackingDesignService } from '../core/tracking-design/service'
 import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
 import { cachedRegistry, schemaCacheSeconds } from '../core/tracking-design/schema-cache'
+import { cachedLists, listCacheSeconds } from '../core/tracking-design/list-cache'
 import { defaultResolver } from '../core/iglu/resolver-config'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
@@ -38,7 +39,8 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
     })
     const resolving = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
     const registry = cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 })
-    const handler = createTrackingDesignService({ ...stores, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
+    const specs = cachedLists(stores.specs, { ttlMs: listCacheSeconds(env) * 1000 })
+    const handler = createTrackingDesignService({ ...stores, specs, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
     // Records from before the list indexes get their keys once, before the first request is answered.
     let indexed: Promise<unknown> | undefined
     return async (req: Parameters<HttpHandler>[0]) => {

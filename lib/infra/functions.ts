@@ -137,7 +137,7 @@ export const functions = {
     openRoutes: 'The function checks organization API keys and the tokens it issues for them on every request.',
     services: ['registry'],
     resolvesSchemas: true,
-    environment: fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_SCHEMA_CACHE_SECONDS'),
+    environment: fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_SCHEMA_CACHE_SECONDS', 'FLOE_SPEC_LIST_CACHE_SECONDS'),
   },
   // Enrich: settings derived from its HOCON configuration (lib/core/enrich/README.md).
   enrich: {
