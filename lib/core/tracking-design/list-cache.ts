@@ -11,6 +11,7 @@
  * Filtered lists, single reads and history are never cached.
  */
 import type { SpecFilter, SpecStore, SpecUpdate } from './ports'
+import { cacheSecondsSetting } from './schema-cache'
 import type { HistoryEntry, StoredSpec } from './types'
 import type { NameClaim } from './validate'
 
@@ -29,12 +30,7 @@ export const MAX_LIST_CACHE_SECONDS = 60
 
 /** Reads `FLOE_SPEC_LIST_CACHE_SECONDS` (whole seconds, 0 to 60; default 1). */
 export function listCacheSeconds(env: Readonly<Record<string, string | undefined>>): number {
-  const raw = env.FLOE_SPEC_LIST_CACHE_SECONDS?.trim()
-  if (raw === undefined || raw === '') return DEFAULT_LIST_CACHE_SECONDS
-  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LIST_CACHE_SECONDS) {
-    throw new Error(`FLOE_SPEC_LIST_CACHE_SECONDS must be a whole number of seconds from 0 to ${MAX_LIST_CACHE_SECONDS}, got '${raw}'`)
-  }
-  return Number(raw)
+  return cacheSecondsSetting(env, 'FLOE_SPEC_LIST_CACHE_SECONDS', DEFAULT_LIST_CACHE_SECONDS, MAX_LIST_CACHE_SECONDS)
 }
 
 const unfiltered = (f?: SpecFilter) =>

@@ -22,14 +22,20 @@ export const DEFAULT_SCHEMA_CACHE_SECONDS = 5
 /** Longest accepted. */
 export const MAX_SCHEMA_CACHE_SECONDS = 3600
 
+/**
+ * Reads a cache time from the environment: whole seconds from 0 to `max`, `fallback`
+ * when unset; anything else is an error naming the variable.
+ */
+export function cacheSecondsSetting(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) > max) throw new Error(`${name} must be a whole number of seconds from 0 to ${max}, got '${raw}'`)
+  return Number(raw)
+}
+
 /** Reads `FLOE_SCHEMA_CACHE_SECONDS` (whole seconds, 0 to 3600; default 5). */
 export function schemaCacheSeconds(env: Readonly<Record<string, string | undefined>>): number {
-  const raw = env.FLOE_SCHEMA_CACHE_SECONDS?.trim()
-  if (raw === undefined || raw === '') return DEFAULT_SCHEMA_CACHE_SECONDS
-  if (!/^\d+$/.test(raw) || Number(raw) > MAX_SCHEMA_CACHE_SECONDS) {
-    throw new Error(`FLOE_SCHEMA_CACHE_SECONDS must be a whole number of seconds from 0 to ${MAX_SCHEMA_CACHE_SECONDS}, got '${raw}'`)
-  }
-  return Number(raw)
+  return cacheSecondsSetting(env, 'FLOE_SCHEMA_CACHE_SECONDS', DEFAULT_SCHEMA_CACHE_SECONDS, MAX_SCHEMA_CACHE_SECONDS)
 }
 
 export function cachedRegistry(inner: RegistryReader, opts: SchemaCacheOptions): RegistryReader {
