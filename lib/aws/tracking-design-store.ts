@@ -34,7 +34,7 @@ import type { CatalogKind, HistoryEntry, HistoryRecord, JsonObject, Organization
 import { nameClaim, sourceKey, type NameClaim } from '../core/tracking-design/validate'
 import { dataStructureHash } from '../core/tracking-design/datastructures'
 import { formatSchemaVer } from '../core/iglu/keys'
-import { queryAll } from './dynamo'
+import { itemReader, queryAll } from './dynamo'
 
 type Item = Record<string, AttributeValue>
 
@@ -177,8 +177,8 @@ export class DynamoSpecStore implements SpecStore {
   constructor(private readonly ddb: DynamoDBClient, private readonly specsTable: string, private readonly historyTable: string) {}
 
   async get(orgId: string, id: string) {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.specsTable, Key: { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } }, ConsistentRead: true }))
-    return res.Item ? fromSpecItem(orgId, res.Item) : undefined
+    const item = await itemReader(this.ddb).get(this.specsTable, { pk: { S: specPk(orgId) }, sk: { S: specSk(id) } })
+    return item ? fromSpecItem(orgId, item) : undefined
   }
 
   /**
@@ -215,8 +215,8 @@ export class DynamoSpecStore implements SpecStore {
   }
 
   async nameOwner(orgId: string, claim: NameClaim) {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.specsTable, Key: claimKey(orgId, claim), ConsistentRead: true }))
-    return res.Item?.specId?.S
+    const item = await itemReader(this.ddb).get(this.specsTable, claimKey(orgId, claim))
+    return item?.specId?.S
   }
 
   async history(orgId: string, id: string) {
@@ -402,8 +402,7 @@ export class DynamoAccountStore implements AccountStore {
   constructor(private readonly ddb: DynamoDBClient, private readonly keysTable: string, private readonly settingsTable: string) {}
 
   async getOrg(id: string): Promise<Organization | undefined> {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key: { pk: { S: `org#${id.toLowerCase()}` }, sk: { S: 'org' } }, ConsistentRead: true }))
-    const item = res.Item
+    const item = await itemReader(this.ddb).get(this.settingsTable, { pk: { S: `org#${id.toLowerCase()}` }, sk: { S: 'org' } })
     return item ? { id: item.id!.S!, name: item.name?.S ?? '', createdAt: item.createdAt?.S ?? '' } : undefined
   }
 
@@ -415,13 +414,11 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async getKeyById(keyId: string) {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.keysTable, Key: { pk: { S: `org-key-id#${keyId.toLowerCase()}` } }, ConsistentRead: true }))
-    return keyFromItem(res.Item)
+    return keyFromItem(await itemReader(this.ddb).get(this.keysTable, { pk: { S: `org-key-id#${keyId.toLowerCase()}` } }))
   }
 
   async getKeyByHash(hash: string) {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.keysTable, Key: { pk: { S: `org-key#${hash}` } }, ConsistentRead: true }))
-    return keyFromItem(res.Item)
+    return keyFromItem(await itemReader(this.ddb).get(this.keysTable, { pk: { S: `org-key#${hash}` } }))
   }
 
   async putKey(key: OrgApiKey) {
@@ -479,8 +476,8 @@ export class DynamoCatalogStore implements CatalogStore {
   }
 
   async get(orgId: string, kind: CatalogKind, id: string) {
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.table, Key: this.key(orgId, kind, id), ConsistentRead: true }))
-    return res.Item?.doc?.S ? (JSON.parse(res.Item.doc.S) as JsonObject) : undefined
+    const item = await itemReader(this.ddb).get(this.table, this.key(orgId, kind, id))
+    return item?.doc?.S ? (JSON.parse(item.doc.S) as JsonObject) : undefined
   }
 
   async list(orgId: string, kind: CatalogKind) {
