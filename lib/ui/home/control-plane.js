@@ -25,6 +25,26 @@ function uuidV4() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
+/** A failed request as text: its HTTP status (when it got one) and message. */
+const failureText = (err) => `${err.status ? `HTTP ${err.status}: ` : ''}${err.message}`
+
+/**
+ * A value read from the server when the component mounts: `[{ value, error }, reload]`.
+ * `value` is undefined while loading and after a failure, whose text is `error`.
+ */
+function useServerValue(read) {
+  const [state, setState] = useState({ value: undefined, error: '' })
+  const reload = async () => {
+    try {
+      setState({ value: await read(), error: '' })
+    } catch (err) {
+      setState({ value: undefined, error: failureText(err) })
+    }
+  }
+  useEffect(() => void reload(), [])
+  return [state, reload]
+}
+
 function Endpoint({ method, path }) {
   return html`<span class="endpoint"><span class=${`method m-${method.toLowerCase()}`}>${method}</span><code>${path}</code></span>`
 }
@@ -129,15 +149,7 @@ function CredentialsForm() {
 }
 
 function ExternalIglu() {
-  const [list, setList] = useState({ items: undefined, error: '' })
-  const load = async () => {
-    try {
-      setList({ items: await getJson('/control-plane/external-iglu'), error: '' })
-    } catch (err) {
-      setList({ items: undefined, error: `${err.status ? `HTTP ${err.status}: ` : ''}${err.message}` })
-    }
-  }
-  useEffect(() => void load(), [])
+  const [list, load] = useServerValue(() => getJson('/control-plane/external-iglu'))
   return html`<${EndpointForm}
     id="external-iglu"
     title="Add an external Iglu registry"
@@ -160,29 +172,20 @@ function ExternalIglu() {
       <div class="subtable-head"><span class="small"><strong>Registered</strong> <${Endpoint} method="GET" path="/control-plane/external-iglu" /></span><button type="button" class="secondary outline btn-sm" onClick=${load}>Refresh</button></div>
       ${list.error
         ? html`<p class="notice error">${list.error}</p>`
-        : list.items === undefined
+        : list.value === undefined
           ? html`<p class="muted small">loading…</p>`
-          : list.items.length === 0
+          : list.value.length === 0
             ? html`<p class="muted small">None yet.</p>`
             : html`<table class="data compact" data-testid="external-iglu">
                 <thead><tr><th>name</th><th>uri</th><th>priority</th><th>vendor prefixes</th><th>key</th></tr></thead>
-                <tbody>${list.items.map((r, i) => html`<tr key=${i}><td>${r.name}</td><td class="mono">${r.uri}</td><td class="mono">${r.priority}</td><td class="mono">${(r.vendorPrefixes ?? []).join(', ')}</td><td>${r.hasApiKey ? 'yes' : 'no'}</td></tr>`)}</tbody>
+                <tbody>${list.value.map((r, i) => html`<tr key=${i}><td>${r.name}</td><td class="mono">${r.uri}</td><td class="mono">${r.priority}</td><td class="mono">${(r.vendorPrefixes ?? []).join(', ')}</td><td>${r.hasApiKey ? 'yes' : 'no'}</td></tr>`)}</tbody>
               </table>`}
     </div>
   <//>`
 }
 
 function Telemetry() {
-  const [state, setState] = useState({ value: undefined, error: '' })
-  const load = async () => {
-    try {
-      const j = await getJson('/control-plane/telemetry')
-      setState({ value: j['collector.telemetry.disable'], error: '' })
-    } catch (err) {
-      setState({ value: undefined, error: `${err.status ? `HTTP ${err.status}: ` : ''}${err.message}` })
-    }
-  }
-  useEffect(() => void load(), [])
+  const [state, load] = useServerValue(async () => (await getJson('/control-plane/telemetry'))['collector.telemetry.disable'])
   return html`<${EndpointForm}
     id="telemetry"
     title="Telemetry"
@@ -205,15 +208,8 @@ function Telemetry() {
 }
 
 function Version() {
-  const [v, setV] = useState({ text: '…', ok: true })
-  const load = async () => {
-    try {
-      setV({ text: (await getText('/control-plane/version')).trim(), ok: true })
-    } catch (err) {
-      setV({ text: `${err.status ? `HTTP ${err.status}: ` : ''}${err.message}`, ok: false })
-    }
-  }
-  useEffect(() => void load(), [])
+  const [version, load] = useServerValue(async () => (await getText('/control-plane/version')).trim())
+  const v = version.error ? { text: version.error, ok: false } : { text: version.value ?? '…', ok: true }
   return html`<article class="card cp-form" data-form="version">
     <header class="card-head"><h4>Version</h4><${Endpoint} method="GET" path="/control-plane/version" /></header>
     <p class="muted small help">The version of this Floe deployment.</p>
