@@ -2,10 +2,11 @@
  * External Iglu registries added in the control plane, in the settings table
  * (pk `control-plane`, sk `registry#<name>`). Every resolver of the
  * deployment (enrich, the tracking-design API, /micro/iglu) adds them as
- * repositories at its first lookup after a start or a restart.
+ * repositories at its first lookup after a start or a restart, after every
+ * built-in repository whatever their priority and vendor prefixes.
  */
 import { PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { HttpRepository, type Repository } from '../core/iglu/repositories'
+import { HttpRepository, RANK, type Repository } from '../core/iglu/repositories'
 import type { ExternalRegistry } from '../core/control-plane/registries'
 
 const PK = 'control-plane'
@@ -58,10 +59,10 @@ export async function putExternalRegistry(ddb: DynamoDBClient, table: string, r:
   )
 }
 
-/** The external registries as resolver repositories. */
+/** The external registries as resolver repositories, ranked after every built-in one (see `RANK`). */
 export function externalRepositories(ddb: () => DynamoDBClient, table: string): () => Promise<Repository[]> {
   return async () =>
     (await listExternalRegistries(ddb(), table)).map(
-      (r) => new HttpRepository(r.uri, { name: r.name, priority: r.priority, vendorPrefixes: r.vendorPrefixes, apikey: r.apikey }),
+      (r) => new HttpRepository(r.uri, { name: r.name, priority: r.priority, vendorPrefixes: r.vendorPrefixes, apikey: r.apikey, rank: RANK.external }),
     )
 }

@@ -8,35 +8,55 @@ import { join } from 'node:path'
 import { compareSchemaVer, formatSchemaVer, parseIgluUri, parseSchemaVer, toIgluUri, toSchemaPath, type SchemaKey, type SchemaVer } from './keys'
 import { canonicalSchema, isObject, type JsonObject } from './selfdesc'
 import type { SchemaStore } from './store'
+import { boundedGet, MAX_ANSWER_BYTES } from './bounded-get'
 
+/**
+ * Why a repository gave no schema. `final` failures (an answer over the size
+ * cap, a redirect to another origin, version discovery over its bounds) are
+ * not retried within the lookup: asking again cannot help.
+ */
 export type RegistryError =
   | { readonly kind: 'NotFound' }
-  | { readonly kind: 'ClientFailure'; readonly message: string }
-  | { readonly kind: 'RepoFailure'; readonly message: string }
+  | { readonly kind: 'ClientFailure'; readonly message: string; readonly final?: boolean }
+  | { readonly kind: 'RepoFailure'; readonly message: string; readonly final?: boolean }
 
 export type Lookup<T> = { ok: true; value: T } | { ok: false; error: RegistryError }
 
 export const NOT_FOUND: Lookup<never> = { ok: false, error: { kind: 'NotFound' } }
-const repoFailure = (message: string): Lookup<never> => ({ ok: false, error: { kind: 'RepoFailure', message } })
+const repoFailure = (message: string, final?: boolean): Lookup<never> => ({ ok: false, error: { kind: 'RepoFailure', message, ...(final ? { final } : {}) } })
 
 /** Class priorities: lower is tried first among equally matching repositories. */
 export const CLASS_PRIORITY = { memory: 1, embedded: 2, http: 100 } as const
+
+/**
+ * Ranks of repositories. Every repository of a lower rank is tried before any
+ * of a higher rank, whatever their vendor prefixes and priorities (Snowplow's
+ * ordering applies within a rank): this deployment's own repositories (its
+ * registry, the project's schemas, `FLOE_IGLU_DIRS`, the Iglu Central
+ * snapshot), then the configured resolver repositories (Iglu Central or
+ * `FLOE_RESOLVER_CONFIG`'s), then the external registries added at run time.
+ */
+export const RANK = { deployment: 0, configured: 1, external: 2 } as const
 
 export interface Repository {
   readonly name: string
   readonly priority: number
   readonly vendorPrefixes: readonly string[]
   readonly classPriority: number
-  /** The full self-describing schema document. */
-  lookup(key: SchemaKey): Promise<Lookup<JsonObject>>
+  /** See `RANK`; absent means `RANK.deployment`. */
+  readonly rank?: number
+  /** The full self-describing schema document. `signal` abandons the work (the lookup's budget ran out). */
+  lookup(key: SchemaKey, signal?: AbortSignal): Promise<Lookup<JsonObject>>
   /** Keys of vendor/name/jsonschema/{model}.*, in SchemaVer order. */
-  list(vendor: string, name: string, model: number): Promise<Lookup<SchemaKey[]>>
+  list(vendor: string, name: string, model: number, signal?: AbortSignal): Promise<Lookup<SchemaKey[]>>
 }
 
 export interface RepositoryRef {
   readonly name: string
   readonly priority?: number
   readonly vendorPrefixes?: readonly string[]
+  /** See `RANK`. Default `RANK.deployment`. */
+  readonly rank?: number
 }
 
 /**
@@ -61,12 +81,14 @@ export class EmbeddedRepository implements Repository {
   readonly priority: number
   readonly vendorPrefixes: readonly string[]
   readonly name: string
+  readonly rank: number
   private dir: Promise<string> | undefined
 
   constructor(readonly path: string, ref: Partial<RepositoryRef> = {}) {
     this.name = ref.name ?? `Embedded ${path}`
     this.priority = ref.priority ?? 0
     this.vendorPrefixes = ref.vendorPrefixes ?? []
+    this.rank = ref.rank ?? RANK.deployment
   }
 
   private schemasDir(): Promise<string> {
@@ -113,46 +135,60 @@ export interface HttpRepositoryOptions extends Partial<RepositoryRef> {
   readonly apikey?: string | null
   /** Per-request timeout. Default 5000 ms. */
   readonly timeoutMs?: number
+  /** Largest answer read, in bytes. Default `MAX_ANSWER_BYTES` (1 MiB). */
+  readonly maxBytes?: number
+  /** Bounds of version discovery (listing a model without a list file). */
+  readonly discovery?: Partial<DiscoveryLimits>
   readonly fetch?: typeof fetch
 }
+
+/** Most versions a list may name (a SchemaVer model of Iglu Central has a handful). */
+export const MAX_LIST_ENTRIES = 500
 
 /**
  * An Iglu server (`uri` ends in `/api`) or a static registry (`uri` is the
  * root above `schemas/`). Static registries without list files are listed by
- * probing versions in sequence.
+ * probing versions in sequence, within `DiscoveryLimits`. Every answer is
+ * capped in size and redirects are followed only within the same origin
+ * (see `boundedGet`).
  */
 export class HttpRepository implements Repository {
   readonly classPriority = CLASS_PRIORITY.http
   readonly priority: number
   readonly vendorPrefixes: readonly string[]
   readonly name: string
+  readonly rank: number
   readonly uri: string
   private readonly apikey?: string
   private readonly timeoutMs: number
-  private readonly fetchFn: typeof fetch
+  private readonly maxBytes: number
+  private readonly discovery: DiscoveryLimits
+  private readonly fetchFn?: typeof fetch
 
   constructor(uri: string, opts: HttpRepositoryOptions = {}) {
     this.uri = uri.replace(/\/+$/, '')
     this.name = opts.name ?? this.uri
     this.priority = opts.priority ?? 0
     this.vendorPrefixes = opts.vendorPrefixes ?? []
+    this.rank = opts.rank ?? RANK.deployment
     this.apikey = opts.apikey ?? undefined
     this.timeoutMs = opts.timeoutMs ?? 5000
-    this.fetchFn = opts.fetch ?? fetch
+    this.maxBytes = opts.maxBytes ?? MAX_ANSWER_BYTES
+    this.discovery = { ...DISCOVERY_LIMITS, ...opts.discovery }
+    this.fetchFn = opts.fetch
   }
 
-  private async get(path: string): Promise<Lookup<unknown>> {
+  private async get(path: string, signal?: AbortSignal): Promise<Lookup<unknown>> {
     const url = `${this.uri}/schemas/${path}`
-    let res: Response
-    try {
-      res = await this.fetchFn(url, {
-        headers: { accept: 'application/json', ...(this.apikey ? { apikey: this.apikey } : {}) },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      })
-    } catch (err) {
-      return repoFailure(`GET ${url} failed: ${(err as Error).message}`)
-    }
-    const text = await res.text().catch(() => '')
+    const res = await boundedGet(url, {
+      headers: { accept: 'application/json', ...(this.apikey ? { apikey: this.apikey } : {}) },
+      timeoutMs: this.timeoutMs,
+      maxBytes: this.maxBytes,
+      signal,
+      fetch: this.fetchFn,
+    })
+    if (!res.ok) return repoFailure(res.message, res.final)
+    const text = res.text
     if (res.status === 404) return NOT_FOUND
     if (res.status >= 400 && res.status < 500) return { ok: false, error: { kind: 'ClientFailure', message: `GET ${url}: HTTP ${res.status} ${text.slice(0, 200)}`.trim() } }
     if (res.status < 200 || res.status >= 300) return repoFailure(`GET ${url}: HTTP ${res.status} ${text.slice(0, 200)}`.trim())
@@ -163,42 +199,77 @@ export class HttpRepository implements Repository {
     }
   }
 
-  async lookup(key: SchemaKey): Promise<Lookup<JsonObject>> {
-    const r = await this.get(toSchemaPath(key))
+  async lookup(key: SchemaKey, signal?: AbortSignal): Promise<Lookup<JsonObject>> {
+    const r = await this.get(toSchemaPath(key), signal)
     return r.ok ? checkSelf(key, r.value, `${this.uri}/schemas/${toSchemaPath(key)}`) : r
   }
 
-  async list(vendor: string, name: string, model: number): Promise<Lookup<SchemaKey[]>> {
-    const r = await this.get(`${vendor}/${name}/jsonschema/${model}`)
+  async list(vendor: string, name: string, model: number, signal?: AbortSignal): Promise<Lookup<SchemaKey[]>> {
+    const id = `${vendor}/${name}/jsonschema/${model}`
+    const r = await this.get(id, signal)
     if (r.ok) {
-      if (!Array.isArray(r.value)) return repoFailure(`the list of ${vendor}/${name}/jsonschema/${model} is not an array`)
+      if (!Array.isArray(r.value)) return repoFailure(`the list of ${id} is not an array`)
+      if (r.value.length > MAX_LIST_ENTRIES) return repoFailure(`the list of ${id} names ${r.value.length} versions (at most ${MAX_LIST_ENTRIES} are read)`, true)
       const keys: SchemaKey[] = []
+      const seen = new Set<string>()
       for (const u of r.value) {
         const k = typeof u === 'string' ? parseIgluUri(u) : undefined
-        if (!k?.ok) return repoFailure(`the list of ${vendor}/${name}/jsonschema/${model} has an invalid entry ${JSON.stringify(u)}`)
-        keys.push(k.value)
+        if (!k?.ok) return repoFailure(`the list of ${id} has an invalid entry ${JSON.stringify(u).slice(0, 200)}`)
+        const v = k.value
+        if (v.vendor !== vendor || v.name !== name || v.format !== 'jsonschema' || v.version.model !== model || seen.has(u as string)) {
+          return repoFailure(`the list of ${id} has an entry of another schema or a duplicate: ${(u as string).slice(0, 200)}`)
+        }
+        seen.add(u as string)
+        keys.push(v)
       }
       return keys.length > 0 ? { ok: true, value: sortVersions(keys) } : NOT_FOUND
     }
     if (r.error.kind !== 'NotFound' && r.error.kind !== 'ClientFailure') return r
-    return discover(this, vendor, name, model)
+    return discover(this, vendor, name, model, { ...this.discovery, signal })
   }
 }
+
+/** Bounds of one version discovery. */
+export interface DiscoveryLimits {
+  /** Lookups one discovery makes at most. */
+  readonly maxRequests: number
+  /** Time one discovery spends at most, in ms. */
+  readonly budgetMs: number
+}
+
+export const DISCOVERY_LIMITS: DiscoveryLimits = { maxRequests: 64, budgetMs: 10_000 }
 
 /**
  * Finds the versions of a model without a list: from `M-0-0`, increment the
  * addition until a miss, then the next revision at addition 0, until a
- * revision has no `M-R-0`.
+ * revision has no `M-R-0`. Stops (a final failure, never a partial list) after
+ * `maxRequests` lookups or `budgetMs`, or when `signal` aborts; nothing of it
+ * runs after it has answered.
  */
-export async function discover(repo: Pick<Repository, 'lookup'>, vendor: string, name: string, model: number): Promise<Lookup<SchemaKey[]>> {
+export async function discover(
+  repo: Pick<Repository, 'lookup'>,
+  vendor: string,
+  name: string,
+  model: number,
+  limits: Partial<DiscoveryLimits> & { readonly signal?: AbortSignal } = {},
+): Promise<Lookup<SchemaKey[]>> {
+  const { maxRequests, budgetMs } = { ...DISCOVERY_LIMITS, ...limits }
+  const budget = AbortSignal.timeout(budgetMs)
+  const signal = limits.signal ? AbortSignal.any([budget, limits.signal]) : budget
   const keys: SchemaKey[] = []
   const key = (v: SchemaVer): SchemaKey => ({ vendor, name, format: 'jsonschema', version: v })
+  let requests = 0
+  const id = `${vendor}/${name}/jsonschema/${model}`
   for (let revision = 0; ; revision++) {
     let found = false
     for (let addition = 0; ; addition++) {
+      if (requests >= maxRequests) return repoFailure(`listing ${id} without a list file stopped after ${maxRequests} lookups; publish the list file schemas/${id}`, true)
+      if (signal.aborted) return repoFailure(`listing ${id} without a list file stopped after ${budget.aborted ? `${budgetMs} ms` : 'the lookup ran out of time'} (${requests} lookups)`, true)
       const k = key({ model, revision, addition })
-      const r = await repo.lookup(k)
+      requests++
+      const r = await repo.lookup(k, signal)
       if (!r.ok) {
+        if (signal.aborted) continue
         if (r.error.kind === 'RepoFailure') return r
         break
       }

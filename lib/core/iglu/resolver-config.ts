@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { schemasDir } from '../../runtime/schemas'
 import { parseIgluUri } from './keys'
-import { EmbeddedRepository, HttpRepository, StoreRepository, type Repository } from './repositories'
+import { EmbeddedRepository, HttpRepository, RANK, StoreRepository, type Repository } from './repositories'
 import { Resolver } from './resolver'
 import { isObject } from './selfdesc'
 import type { SchemaStore } from './store'
@@ -26,7 +26,7 @@ export interface ResolverConfig {
 
 export type ConfigParse = { ok: true; value: ResolverConfig } | { ok: false; errors: string[] }
 
-export const IGLU_CENTRAL_URI = 'http://iglucentral.com'
+export const IGLU_CENTRAL_URI = 'https://iglucentral.com'
 
 /** Reads a resolver configuration: the self-describing envelope or its bare `data`. */
 export function parseResolverConfig(json: unknown): ConfigParse {
@@ -85,8 +85,9 @@ export interface BuildOptions {
   readonly loadRepositories?: () => Promise<readonly Repository[]>
 }
 
+/** A configured repository: it ranks after the deployment's own (`RANK.configured`). */
 export function repositoryFromConfig(r: RepositoryConfig, opts: BuildOptions = {}): Repository {
-  const ref = { name: r.name, priority: r.priority, vendorPrefixes: r.vendorPrefixes }
+  const ref = { name: r.name, priority: r.priority, vendorPrefixes: r.vendorPrefixes, rank: RANK.configured }
   if ('embedded' in r.connection) {
     const p = r.connection.embedded.path
     return new EmbeddedRepository(isAbsolute(p) ? p : resolve(opts.baseDir ?? process.cwd(), p), ref)
@@ -134,15 +135,17 @@ export function igluCentralSnapshot(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /**
- * Floe's resolver configuration. Repositories, in lookup order:
+ * Floe's resolver configuration. Repositories, in lookup order (the first
+ * four rank as `RANK.deployment`, the fifth as `RANK.configured`, and the
+ * external registries of `loadRepositories` after all of them):
  * 1. this deployment's own registry, when a store is given (private schemas included);
  * 2. the project's `schemas/` directory (embedded);
  * 3. each directory of `FLOE_IGLU_DIRS` (embedded);
  * 4. the Iglu Central snapshot in `schemas/iglu-central` (embedded), so tracker
  *    events validate without internet access;
  * 5. `FLOE_RESOLVER_CONFIG`'s repositories (a JSON document or a path to one)
- *    when set, else Iglu Central over HTTP (`FLOE_IGLU_CENTRAL_URL`, default
- *    http://iglucentral.com; empty disables it).
+ *    when set, else Iglu Central (`FLOE_IGLU_CENTRAL_URL`, default
+ *    https://iglucentral.com; empty disables it).
  * `FLOE_RESOLVER_CACHE_TTL` (seconds) overrides the cache TTL and
  * `FLOE_RESOLVER_LOOKUP_TIMEOUT` (seconds, default 10) bounds how long one
  * lookup waits for a failing repository.

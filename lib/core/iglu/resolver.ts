@@ -5,7 +5,7 @@
  */
 import { compileValidator, instanceErrors, type InstanceError, type ValidateFunction } from './draft04'
 import { parseIgluUri, toIgluUri, type SchemaKey } from './keys'
-import type { Lookup, RegistryError, Repository } from './repositories'
+import { RANK, type Lookup, type RegistryError, type Repository } from './repositories'
 import { decodeSelfDescribingData, type JsonObject } from './selfdesc'
 
 export interface ResolverOptions {
@@ -29,6 +29,9 @@ export interface ResolverOptions {
    * Repositories known only at run time (the external registries added in
    * the control plane): read before the first lookup that reaches the
    * repositories; a read that fails is tried again by the next such lookup.
+   * They always rank as `RANK.external` (or above), whatever they declare: a
+   * schema any other repository has is never taken from them, and they are
+   * not asked while one of this deployment's own repositories is failing.
    */
   readonly loadRepositories?: () => Promise<readonly Repository[]>
 }
@@ -97,11 +100,15 @@ function vendorMatches(repo: Repository, vendor: string): boolean {
   return repo.vendorPrefixes.some((p) => vendor.startsWith(p))
 }
 
-/** Repositories in lookup order for a vendor: matching first, then class priority, then priority. */
-export function orderRepositories(repos: readonly Repository[], vendor: string): Repository[] {
+/**
+ * Repositories in lookup order for a vendor: by rank (see `RANK`), then, as
+ * Snowplow's resolver orders them, vendor-matching first, then class
+ * priority, then priority.
+ */
+export function orderRepositories(repos: readonly Repository[], vendor: string, rankOf: (r: Repository) => number = (r) => r.rank ?? RANK.deployment): Repository[] {
   return repos
-    .map((r, i) => ({ r, i, m: vendorMatches(r, vendor) ? 0 : 1 }))
-    .sort((a, b) => a.m - b.m || a.r.classPriority - b.r.classPriority || a.r.priority - b.r.priority || a.i - b.i)
+    .map((r, i) => ({ r, i, k: rankOf(r), m: vendorMatches(r, vendor) ? 0 : 1 }))
+    .sort((a, b) => a.k - b.k || a.m - b.m || a.r.classPriority - b.r.classPriority || a.r.priority - b.r.priority || a.i - b.i)
     .map((x) => x.r)
 }
 
@@ -164,6 +171,14 @@ export class Resolver {
   private readonly breakers = new Map<string, Breaker>()
   private loadRepositories?: () => Promise<readonly Repository[]>
   private loading?: Promise<void>
+  /** The repositories read by `loadRepositories`. */
+  private readonly external = new Set<Repository>()
+
+  /** The rank a repository is ordered by: its own, and never below `RANK.external` for run-time ones. */
+  rankOf(r: Repository): number {
+    const own = r.rank ?? RANK.deployment
+    return this.external.has(r) ? Math.max(own, RANK.external) : own
+  }
 
   /** The repositories, run-time ones included once read. */
   get repositories(): readonly Repository[] {
@@ -177,7 +192,9 @@ export class Resolver {
     this.loading ??= load().then(
       (more) => {
         const names = new Set(this.repos.map((r) => r.name))
-        this.repos = [...this.repos, ...more.filter((r) => !names.has(r.name))]
+        const added = more.filter((r) => !names.has(r.name))
+        for (const r of added) this.external.add(r)
+        this.repos = [...this.repos, ...added]
         this.loadRepositories = undefined
       },
       () => {
@@ -243,33 +260,46 @@ export class Resolver {
    * open is not tried; one whose cool-down has passed is tried once (a probe,
    * not retried within this lookup).
    */
-  private async attempt<T>(repo: Repository, fetchOne: (r: Repository) => Promise<Lookup<T>>, deadline: number): Promise<Attempt<T>> {
+  private async attempt<T>(repo: Repository, fetchOne: (r: Repository, signal: AbortSignal) => Promise<Lookup<T>>, deadline: number): Promise<Attempt<T>> {
     const b = this.breakers.get(repo.name)
     if (b !== undefined && (b.probing || this.now() < b.openUntil)) {
       const next = b.probing ? 'being tried by another lookup' : `next attempt after ${new Date(b.openUntil).toISOString()}`
       return { ok: false, tried: false, retry: false, error: { kind: 'RepoFailure', message: `not tried: failing (${next}); last error: ${b.lastError}` } }
     }
     if (b !== undefined) b.probing = true
-    const r = await this.bounded(fetchOne(repo), deadline - performance.now())
+    const r = await this.bounded((signal) => fetchOne(repo, signal), deadline - performance.now())
     if (b !== undefined) b.probing = false
     if (r.ok || r.error.kind === 'NotFound') {
       this.breakers.delete(repo.name)
       return r.ok ? r : { ...r, tried: true, retry: false }
     }
-    if (b !== undefined) this.trip(repo.name, r.error)
-    return { ok: false, error: r.error, tried: true, retry: b === undefined }
+    // A final failure (too large, redirected away, discovery over its bounds) cannot get better by asking again soon.
+    const final = r.error.final === true
+    if (b !== undefined || final) this.trip(repo.name, r.error)
+    return { ok: false, error: r.error, tried: true, retry: b === undefined && !final }
   }
 
-  /** `work`, or a repository failure when it has not answered within `ms`. */
-  private async bounded<T>(work: Promise<Lookup<T>>, ms: number): Promise<Lookup<T>> {
+  /**
+   * `work`, or a repository failure when it has not answered within `ms`;
+   * then its signal is aborted, so that nothing of it goes on in the background.
+   */
+  private async bounded<T>(work: (signal: AbortSignal) => Promise<Lookup<T>>, ms: number): Promise<Lookup<T>> {
+    const abort = new AbortController()
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<Lookup<T>>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, error: { kind: 'RepoFailure', message: `no answer within ${Math.max(0, Math.round(ms))} ms` } }), Math.max(0, ms))
+      timer = setTimeout(() => {
+        abort.abort()
+        resolve({ ok: false, error: { kind: 'RepoFailure', message: `no answer within ${Math.max(0, Math.round(ms))} ms` } })
+      }, Math.max(0, ms))
     })
     try {
-      return await Promise.race([work.catch((err: unknown) => ({ ok: false as const, error: { kind: 'RepoFailure' as const, message: (err as Error).message } })), timeout])
+      const running = Promise.resolve()
+        .then(() => work(abort.signal))
+        .catch((err: unknown) => ({ ok: false as const, error: { kind: 'RepoFailure' as const, message: (err as Error).message } }))
+      return await Promise.race([running, timeout])
     } finally {
       clearTimeout(timer)
+      abort.abort()
     }
   }
 
@@ -283,7 +313,7 @@ export class Resolver {
     id: string,
     vendor: string,
     cache: TtlCache<T>,
-    fetchOne: (r: Repository) => Promise<Lookup<T>>,
+    fetchOne: (r: Repository, signal: AbortSignal) => Promise<Lookup<T>>,
     what: string,
   ): Promise<ResolveResult<T>> {
     const cached = this.enabled ? cache.get(id) : undefined
@@ -315,25 +345,49 @@ export class Resolver {
         return { ok: true, value, repository }
       }
       let again: Repository[] = []
-      for (const repo of orderRepositories(this.repos, vendor)) {
-        if (failures.get(repo.name)?.errors.some((e) => e.kind === 'NotFound')) continue
+      // External registries are not asked while one of the deployment's own repositories fails: it may have the schema.
+      let held: Repository[] = []
+      const ownFailing = new Set<string>()
+      const tryOne = async (repo: Repository): Promise<ResolveResult<T> | undefined> => {
         const a = await this.attempt(repo, fetchOne, deadline)
         if (a.ok) return hit(a.value, repo.name)
         record(repo.name, a)
+        if (this.rankOf(repo) === RANK.deployment) {
+          if (a.error.kind === 'NotFound') ownFailing.delete(repo.name)
+          else ownFailing.add(repo.name)
+        }
         if (a.retry) again.push(repo)
+        return undefined
+      }
+      for (const repo of orderRepositories(this.repos, vendor, (r) => this.rankOf(r))) {
+        if (failures.get(repo.name)?.errors.some((e) => e.kind === 'NotFound')) continue
+        if (ownFailing.size > 0 && this.rankOf(repo) >= RANK.external) {
+          held.push(repo)
+          continue
+        }
+        const r = await tryOne(repo)
+        if (r) return r
       }
       // Nobody had it and some repositories failed: try those again with backoff while the budget lasts
-      // (not when a stale copy can be served instead).
-      for (let n = 0; again.length > 0 && !entry?.ok && performance.now() + attemptDelayMs(n) < deadline; n++) {
-        await this.sleep(attemptDelayMs(n))
-        const next: Repository[] = []
-        for (const repo of again) {
-          const a = await this.attempt(repo, fetchOne, deadline)
-          if (a.ok) return hit(a.value, repo.name)
-          record(repo.name, a)
-          if (a.retry) next.push(repo)
+      // (not when a stale copy can be served instead); the held external registries once the deployment's own have answered.
+      for (let n = 0; (again.length > 0 || (held.length > 0 && ownFailing.size === 0)) && !entry?.ok && performance.now() + attemptDelayMs(n) < deadline; n++) {
+        if (again.length > 0) await this.sleep(attemptDelayMs(n))
+        const retrying = again
+        again = []
+        for (const repo of retrying) {
+          const r = await tryOne(repo)
+          if (r) return r
         }
-        again = next
+        if (ownFailing.size > 0) continue
+        const waiting = held
+        held = []
+        for (const repo of waiting) {
+          const r = await tryOne(repo)
+          if (r) return r
+        }
+      }
+      for (const repo of held) {
+        record(repo.name, { ok: false, tried: false, retry: false, error: { kind: 'RepoFailure', message: "not asked: one of this deployment's own repositories failed, so it may have the schema" } })
       }
       for (const repo of again) {
         const errs = failures.get(repo.name)!.errors
@@ -373,13 +427,13 @@ export class Resolver {
       k = p.value
     } else k = key
     const uri = toIgluUri(k)
-    return this.resolve(uri, k.vendor, this.schemas, (r) => r.lookup(k), `Schema ${uri}`)
+    return this.resolve(uri, k.vendor, this.schemas, (r, signal) => r.lookup(k, signal), `Schema ${uri}`)
   }
 
   /** Every version of vendor/name/jsonschema/{model}, in SchemaVer order. */
   async listSchemas(vendor: string, name: string, model: number): Promise<ResolveResult<SchemaKey[]>> {
     const id = `${vendor}/${name}/jsonschema/${model}`
-    return this.resolve(id, vendor, this.lists, (r) => r.list(vendor, name, model), `The list of ${id}`)
+    return this.resolve(id, vendor, this.lists, (r, signal) => r.list(vendor, name, model, signal), `The list of ${id}`)
   }
 
   /** The latest version within a model: the last element of its list. */

@@ -13,6 +13,10 @@ import type { RegistryReader } from './ports'
 
 /** Models probed when listing a data structure that only the resolver knows. */
 const MAX_MODELS = 20
+/** Versions read when listing a data structure that only the resolver knows (all models together). */
+export const MAX_GROUP_VERSIONS = 500
+/** Versions looked up at once while listing. */
+const CONCURRENCY = 8
 
 function fromDocument(key: SchemaKey, doc: JsonObject): StoredSchema {
   const supersedes = readSupersedes(doc)
@@ -42,11 +46,16 @@ export function resolvingRegistry(own: RegistryReader, resolver: Resolver): Regi
       const mine = await own.listGroup(vendor, name)
       if (mine.length > 0) return mine
       const out: StoredSchema[] = []
-      for (let model = 1; model <= MAX_MODELS; model++) {
+      let budget = MAX_GROUP_VERSIONS
+      for (let model = 1; model <= MAX_MODELS && budget > 0; model++) {
         const l = await resolver.listSchemas(vendor, name, model)
         if (!l.ok) break
-        const docs = await Promise.all(l.value.map(lookup))
-        for (const d of docs) if (d) out.push(d)
+        const keys = l.value.slice(0, budget)
+        budget -= keys.length
+        for (let i = 0; i < keys.length; i += CONCURRENCY) {
+          const docs = await Promise.all(keys.slice(i, i + CONCURRENCY).map(lookup))
+          for (const d of docs) if (d) out.push(d)
+        }
       }
       return out
     },

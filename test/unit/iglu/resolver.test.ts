@@ -331,7 +331,7 @@ describe('resolver configuration', () => {
   it('the default configuration: own registry, project schemas, FLOE_IGLU_DIRS, the Iglu Central snapshot, Iglu Central', () => {
     expect(igluDirs('a:b,c')).toEqual(['a', 'b', 'c'])
     const { config: c, extra, lookupTimeoutMs } = defaultResolverConfig({ env: { FLOE_IGLU_DIRS: '/x:/y' }, store: new MemorySchemaStore() })
-    expect(c.repositories.map((r) => [r.name, 'http' in r.connection && r.connection.http.uri])).toEqual([['Iglu Central', 'http://iglucentral.com']])
+    expect(c.repositories.map((r) => [r.name, 'http' in r.connection && r.connection.http.uri])).toEqual([['Iglu Central', 'https://iglucentral.com']])
     expect(extra.map((r) => r.name)).toEqual(['Floe registry', 'Floe embedded', 'Embedded /x', 'Embedded /y', 'Iglu Central snapshot'])
     expect(lookupTimeoutMs).toBeUndefined()
     const r = resolverFromConfig(c, { extra })
