@@ -197,7 +197,8 @@ describe('version discovery', () => {
   it('a registry answering every version: a bounded number of requests, and none after the answer', async () => {
     // No list files; every version exists.
     const every = await serve((req, res) => (/\/jsonschema\/\d+$/.test(req.url!) ? json(res, 404, { message: 'no list' }) : json(res, 200, anySchema(req.url!))))
-    const r = new Resolver({ repositories: [], loadRepositories: async () => [new HttpRepository(every.url, { name: 'Every' })] })
+    // A still clock: the registry's cool-down does not end during the test.
+    const r = new Resolver({ repositories: [], now: () => 0, loadRepositories: async () => [new HttpRepository(every.url, { name: 'Every' })] })
     const l = await r.listSchemas('com.acme', 'e', 1)
     expect(!l.ok && l.message).toMatch(/Every: RepoFailure: listing com.acme\/e\/jsonschema\/1 without a list file stopped after 64 lookups/)
     const after = every.paths.length
@@ -216,7 +217,7 @@ describe('version discovery', () => {
     const closed = new Promise<void>((resolve) => (abandoned = resolve))
     const slow = await serve(async (req, res) => {
       if (/\/jsonschema\/\d+$/.test(req.url!)) return json(res, 404, { message: 'no list' })
-      if (req.url!.endsWith('/1-0-3')) {
+      if (req.url!.endsWith('/1-0-1')) {
         res.on('close', () => {
           if (!res.writableFinished) abandoned()
         })
@@ -226,7 +227,7 @@ describe('version discovery', () => {
       }
       json(res, 200, anySchema(req.url!))
     })
-    const r = new Resolver({ repositories: [], lookupTimeoutMs: 300, loadRepositories: async () => [new HttpRepository(slow.url, { name: 'Slow', timeoutMs: 60_000 })] })
+    const r = new Resolver({ repositories: [], lookupTimeoutMs: 2000, loadRepositories: async () => [new HttpRepository(slow.url, { name: 'Slow', timeoutMs: 60_000 })] })
     const l = await r.listSchemas('com.acme', 'e', 1)
     expect(l.ok).toBe(false)
     // The resolver gave up: the request it was waiting for is cancelled rather than left running.
@@ -239,8 +240,6 @@ describe('version discovery', () => {
       '/schemas/com.acme/e/jsonschema/1',
       '/schemas/com.acme/e/jsonschema/1-0-0',
       '/schemas/com.acme/e/jsonschema/1-0-1',
-      '/schemas/com.acme/e/jsonschema/1-0-2',
-      '/schemas/com.acme/e/jsonschema/1-0-3',
     ])
   })
 
