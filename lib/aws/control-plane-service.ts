@@ -1,7 +1,7 @@
 /** The control plane wired to the deployment: settings table, registry keys, assets bucket, search store. */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
 import { PutObjectCommand } from '@aws-sdk/client-s3'
-import { hashCredentials } from '../core/auth/basic'
+import { hashCredentials, verifyCredentials } from '../core/auth/basic'
 import { controlPlaneApi } from '../core/control-plane/api'
 import { loadEnrichmentConfigs } from '../core/enrich/enrichments/registry'
 import { hashKey } from '../core/iglu/apikeys'
@@ -51,11 +51,13 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
           await deleteIndex(db, 'bad')
         }
       : undefined,
-    async changeCredentials(username, password) {
+    async changeCredentials(currentPassword, username, password) {
       for (;;) {
+        // The password is checked against the very version replaced: a change in between is checked again.
         const current = await credentials.get()
-        const next = await hashCredentials(username, password, (current?.version ?? 0) + 1, new Date())
-        if (current ? await credentials.replace(next, current.version) : await credentials.putIfAbsent(next)) return
+        if (!current || !(await verifyCredentials(current, current.username, currentPassword))) return false
+        const next = await hashCredentials(username, password, current.version + 1, new Date())
+        if (await credentials.replace(next, current.version)) return true
       }
     },
     async setSuperApiKey(key) {

@@ -5,7 +5,8 @@ import { REALM } from '../core/auth/basic'
 import { checkRestarts } from '../runtime/restarts'
 import { fromAlb, isAlbEvent, toAlb } from './alb'
 import { fromApiGatewayV2, toApiGatewayV2 } from './apigateway'
-import type { HttpHandler, HttpResponse } from './types'
+import { crossSiteRefusalReason, type CrossSiteOptions } from './cross-site'
+import type { HttpHandler, HttpRequest, HttpResponse } from './types'
 import { text } from './types'
 import { unavailableReason, unavailableResponse } from './unavailable'
 
@@ -16,6 +17,19 @@ export interface HttpLambdaOptions {
    * Without a verdict (a misconfigured route) it is refused too.
    */
   readonly auth?: 'basic'
+  /**
+   * With `auth: 'basic'` every request that changes state (any method but GET,
+   * HEAD and OPTIONS, and GET on `stateChangingGets`) sent by a browser from
+   * another origin is refused with 403 (see `./cross-site.ts`): basic
+   * credentials are sent by the browser itself. `refusal` gives the 403 in the
+   * function's own error shape (plain text by default).
+   */
+  readonly crossSite?: CrossSiteOptions & { readonly refusal?: (req: HttpRequest, status: 403, message: string) => HttpResponse }
+}
+
+/** The default answer to a refused cross-site request: plain text, never cached. */
+export function crossSiteRefusal(_req: HttpRequest, status: 403, message: string): HttpResponse {
+  return text(status, `${message}\n`, { 'cache-control': 'no-store' })
 }
 
 type AuthorizerVerdict = { authenticated?: unknown; retryAfter?: unknown; reason?: unknown; detail?: unknown }
@@ -41,7 +55,8 @@ export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | 
  * cannot be reached is a 503 with `Retry-After`; other unexpected errors become
  * a 500 with a generic message (the detail goes to the log, never to the
  * client). Restarts ordered by the control plane are applied before the request
- * is handled.
+ * is handled. Behind basic authentication, requests that change state are
+ * refused when a browser sent them from another origin.
  */
 export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
   return middy<APIGatewayProxyEventV2 | ALBEvent, APIGatewayProxyStructuredResultV2 | ALBResult>().handler(async (event) => {
@@ -54,8 +69,13 @@ export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
         const refusal = basicAuthRefusal(alb ? ({ requestContext: {} } as APIGatewayProxyEventV2) : event)
         if (refusal) return answer(refusal)
       }
+      const req = alb ? fromAlb(event) : fromApiGatewayV2(event)
+      if (opts.auth === 'basic') {
+        const crossSite = crossSiteRefusalReason(req, opts.crossSite)
+        if (crossSite !== undefined) return answer((opts.crossSite?.refusal ?? crossSiteRefusal)(req, 403, crossSite))
+      }
       void checkRestarts(() => clients().ddb)
-      return answer(await handler(alb ? fromAlb(event) : fromApiGatewayV2(event)))
+      return answer(await handler(req))
     } catch (err) {
       const unavailable = unavailableReason(err)
       if (unavailable !== undefined) {

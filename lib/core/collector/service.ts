@@ -102,7 +102,19 @@ export function hostOf(hostHeader: string | undefined): string | undefined {
   return m ? m[1] : hostHeader
 }
 
-/** Every header as `Name: value`, the Cookie header re-rendered per RFC 6265, anonymous requests without identifying headers. */
+/**
+ * Headers that carry this deployment's credentials, never written into a
+ * payload (so never into the raw stream, the archive, a bad row or the search
+ * store): a browser resends the pages' basic credentials with every request
+ * to the same origin, tracker requests included. `Authorization` and
+ * `Proxy-Authorization` (basic credentials, bearer tokens), the registry's
+ * `apikey` and the tracking-design API's `X-API-Key` and `X-API-Key-ID`.
+ * Names in lower case; request header names are compared in lower case.
+ * Cookies are kept, as Snowplow keeps them (the pages use none).
+ */
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'apikey', 'x-api-key', 'x-api-key-id'])
+
+/** Every header as `Name: value` but the credentials, the Cookie header re-rendered per RFC 6265, anonymous requests without identifying headers. */
 export function renderHeaders(req: HttpRequest, cookies: readonly string[], anonymous: boolean): string[] {
   const out: string[] = []
   let cookieDone = false
@@ -115,6 +127,7 @@ export function renderHeaders(req: HttpRequest, cookies: readonly string[], anon
       cookieLine()
       continue
     }
+    if (CREDENTIAL_HEADERS.has(name.toLowerCase())) continue
     if (anonymous && (name === 'x-forwarded-for' || name === 'x-real-ip')) continue
     out.push(`${canonicalHeaderName(name)}: ${value}`)
   }

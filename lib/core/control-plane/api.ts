@@ -18,8 +18,12 @@ export interface ControlPlaneDeps {
   restart(services: readonly ServiceName[]): Promise<void>
   /** Empties both indices of the search store; undefined when the deployment has none. */
   readonly resetSearchStore?: () => Promise<void>
-  /** Replaces the credentials of the pages (the rules are checked before). */
-  changeCredentials(username: string, password: string): Promise<void>
+  /**
+   * Replaces the credentials of the pages (the rules are checked before) when
+   * `currentPassword` is the password they replace: `false`, and nothing
+   * changed, when it is not.
+   */
+  changeCredentials(currentPassword: string, username: string, password: string): Promise<boolean>
   /** Replaces the registry's super API key (a UUID v4, checked before). */
   setSuperApiKey(key: string): Promise<void>
   listExternalRegistries(): Promise<readonly ExternalRegistry[]>
@@ -158,11 +162,13 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       const form = f.form
       const username = form.new_username?.trim()
       const password = form.new_password
+      const current = form.current_password
       if (!username) return bad('missing parameter new_username')
       if (!password) return bad('missing parameter new_password')
+      if (!current) return bad('missing parameter current_password: the current password is required to change the credentials')
       const problem = usernameProblem(username) ?? passwordProblem(password)
       if (problem) return bad(problem)
-      await deps.changeCredentials(username, password)
+      if (!(await deps.changeCredentials(current, username, password))) return bad('the current password is wrong: nothing was changed', 403)
       await deps.restart(['dashboard'])
       return text(200, ANSWERS.changed)
     },

@@ -22,6 +22,12 @@ export const MAX_SEARCH_BODY_BYTES = 1024 * 1024
 
 const fail = (e: EsError): HttpResponse => json(e.status, esErrorBody(e))
 
+/** A refusal in the shape of the API of the path: Elasticsearch's error under `/search-store`, Micro's plain text under `/micro`. */
+export function searchApiRefusal(req: HttpRequest, status: number, reason: string): HttpResponse {
+  if (req.path.split('/').find((s) => s.length > 0) === 'search-store') return fail({ status, type: 'security_exception', reason })
+  return text(status, `${reason}\n`)
+}
+
 function parseBody(req: HttpRequest): { ok: true; body?: unknown } | { ok: false; response: HttpResponse } {
   if (req.body.length === 0) return { ok: true }
   if (req.body.length > MAX_SEARCH_BODY_BYTES) {

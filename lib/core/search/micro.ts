@@ -36,6 +36,9 @@ export interface MicroDeps {
   lookupSchema(vendor: string, name: string, format: string, version: string): Promise<SchemaLookup>
 }
 
+/** Micro's routes whose GET changes state (Micro resets on GET): refused cross-site like a POST (see `lib/http/cross-site.ts`). */
+export const MICRO_STATE_CHANGING_GETS = ['/micro/reset'] as const
+
 export const MICRO_ROUTES = ['/micro/all', '/micro/good', '/micro/bad', '/micro/reset', '/micro/events', '/micro/columns', '/micro/columnStats', '/micro/timeline', '/micro/iglu/{vendor}/{name}/jsonschema/{version}'] as const
 
 /** Most events `/micro/events` returns per page (Micro's limit with storage). */

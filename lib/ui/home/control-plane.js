@@ -127,13 +127,14 @@ function CredentialsForm() {
     title="Change the sign-in credentials"
     method="POST"
     path="/control-plane/credentials"
-    help="The username and password of these pages and of /search-store, /micro, /control-plane and /metrics (HTTP basic authentication)."
+    help="The username and password of these pages and of /search-store, /micro, /control-plane and /metrics (HTTP basic authentication). The current password is required."
     submitLabel="Change credentials"
-    initial=${{ new_username: '', new_password: '', _confirm: '' }}
+    initial=${{ current_password: '', new_username: '', new_password: '', _confirm: '' }}
     check=${(v) => (v.new_password !== v._confirm ? 'The two passwords differ.' : !/^[A-Za-z0-9]{12,}$/.test(v.new_password) ? 'The password must be at least 12 letters and digits (A-Z, a-z, 0-9), nothing else.' : undefined)}
     onSuccess=${() => setChanged(true)}
     fields=${({ values, set }) => html`
       <div class="grid-fields">
+        <${Field} label="current_password" help="the password you signed in with"><input name="current_password" type="password" required autocomplete="current-password" value=${values.current_password} onInput=${(e) => set('current_password', e.currentTarget.value)} /><//>
         <${Field} label="new_username"><input name="new_username" required autocomplete="username" value=${values.new_username} onInput=${(e) => set('new_username', e.currentTarget.value)} /><//>
         <${Field} label="new_password" help="12 or more letters and digits"><input name="new_password" type="password" required minlength="12" pattern="[A-Za-z0-9]{12,}" autocomplete="new-password" value=${values.new_password} onInput=${(e) => set('new_password', e.currentTarget.value)} /><//>
         <${Field} label="repeat the password"><input name="confirm_password" type="password" required autocomplete="new-password" value=${values._confirm} onInput=${(e) => set('_confirm', e.currentTarget.value)} /><//>

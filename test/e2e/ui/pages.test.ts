@@ -333,6 +333,15 @@ describe('the control plane’s search store reset and credentials', () => {
     const NEW = { username: 'floe-admin', password: 'ChangedPassword2025' }
     await page.goto(url('/home#/control-plane'))
     const form = page.locator('[data-form="credentials"]')
+    // a wrong current password changes nothing
+    await form.getByLabel('current_password').fill('WrongPassword2024')
+    await form.getByLabel('new_username').fill(NEW.username)
+    await form.getByLabel('new_password').fill(NEW.password)
+    await form.getByLabel('repeat the password').fill(NEW.password)
+    await form.locator('button[type=submit]').click()
+    await until(() => textOf(form.getByTestId('answer'))).toContain('HTTP 403')
+    expect(await textOf(form.getByTestId('answer'))).toContain('the current password is wrong')
+    await form.getByLabel('current_password').fill(TEST_CREDENTIALS.password)
     await form.getByLabel('new_username').fill(NEW.username)
     await form.getByLabel('new_password').fill(NEW.password)
     await form.getByLabel('repeat the password').fill(NEW.password)

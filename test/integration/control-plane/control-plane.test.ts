@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readGenerations } from '../../../lib/runtime/restarts'
-import { basicAuth, testClients, useLocalStack, withAuth } from '../../support/stack'
+import { basicAuth, TEST_CREDENTIALS, testClients, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '2f6bd2b5-3c8a-4c0e-9d55-0d4b0b6a1c11'
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER, FLOE_RESOLVER_CACHE_TTL: '600' } })
@@ -227,12 +227,19 @@ describe('super API key and credentials', () => {
     expect((await keygen(crypto.randomUUID())).status).toBe(403)
   })
 
-  it('POST /control-plane/credentials: the rules, then the new credentials are demanded at once', async () => {
-    expect(await cp('POST', 'credentials', { new_password: 'LongEnough2024' })).toMatchObject({ status: 400, text: 'missing parameter new_username\n' })
-    expect(await cp('POST', 'credentials', { new_username: 'ops' })).toMatchObject({ status: 400, text: 'missing parameter new_password\n' })
-    expect(await cp('POST', 'credentials', { new_username: 'ops', new_password: 'short1' })).toMatchObject({ status: 400, text: expect.stringMatching(/^weak password: it has 6 characters; the password must be 12 to 128 letters and digits/) })
-    expect(await cp('POST', 'credentials', { new_username: 'ops', new_password: 'has spaces 12345' })).toMatchObject({ status: 400 })
-    expect(await cp('POST', 'credentials', { new_username: 'ops', new_password: 'NewPassword2024' })).toMatchObject({ status: 200, text: 'changed successfully' })
+  it('POST /control-plane/credentials: the rules, the current password, then the new credentials are demanded at once', async () => {
+    const current_password = TEST_CREDENTIALS.password
+    expect(await cp('POST', 'credentials', { current_password, new_password: 'LongEnough2024' })).toMatchObject({ status: 400, text: 'missing parameter new_username\n' })
+    expect(await cp('POST', 'credentials', { current_password, new_username: 'ops' })).toMatchObject({ status: 400, text: 'missing parameter new_password\n' })
+    expect(await cp('POST', 'credentials', { current_password, new_username: 'ops', new_password: 'short1' })).toMatchObject({ status: 400, text: expect.stringMatching(/^weak password: it has 6 characters; the password must be 12 to 128 letters and digits/) })
+    expect(await cp('POST', 'credentials', { current_password, new_username: 'ops', new_password: 'has spaces 12345' })).toMatchObject({ status: 400 })
+    // the current password: missing (400) or wrong (403), and nothing changed
+    expect(await cp('POST', 'credentials', { new_username: 'ops', new_password: 'NewPassword2024' })).toMatchObject({ status: 400, text: 'missing parameter current_password: the current password is required to change the credentials\n' })
+    expect(await cp('POST', 'credentials', { current_password: 'WrongPassword2024', new_username: 'ops', new_password: 'NewPassword2024' })).toMatchObject({ status: 403, text: 'the current password is wrong: nothing was changed\n' })
+    expect(await cp('POST', 'credentials', { current_password: 'x'.repeat(5000), new_username: 'ops', new_password: 'NewPassword2024' })).toMatchObject({ status: 403 })
+    expect((await fetch(`${stack.current.url}/micro/all`, { headers: { authorization: basicAuth() } })).status).toBe(200)
+    expect((await fetch(`${stack.current.url}/micro/all`, { headers: { authorization: basicAuth('ops', 'NewPassword2024') } })).status).toBe(401)
+    expect(await cp('POST', 'credentials', { current_password, new_username: 'ops', new_password: 'NewPassword2024' })).toMatchObject({ status: 200, text: 'changed successfully' })
     const old = await fetch(`${stack.current.url}/micro/all`, { headers: { authorization: basicAuth() } })
     expect(old.status).toBe(401)
     expect(old.headers.get('www-authenticate')).toMatch(/^Basic realm="Floe"/)

@@ -212,6 +212,31 @@ describe('CollectorPayload fields', () => {
     })
   })
 
+  it('never records credentials: Authorization, Proxy-Authorization and the deployment\'s API key headers, in any case', () => {
+    const secret = Buffer.from('floe:AdminPassword2024').toString('base64')
+    const headers = {
+      host: 'collector.example.com',
+      'content-type': 'application/json',
+      authorization: `Basic ${secret}`,
+      'Proxy-Authorization': `Basic ${secret}`,
+      apikey: '2f6bd2b5-3c8a-4c0e-9d55-0d4b0b6a1c11',
+      'x-api-key': 'tracking-design-secret',
+      'X-API-Key-ID': 'key-id',
+      'x-custom': 'kept',
+    }
+    // an event too large for the stream record too: the size_violation bad row holds no credentials either
+    const huge = JSON.stringify({ schema: TP2_SCHEMA, data: [{ e: 'pv', tv: 'js', p: 'web', x: 'a'.repeat(5000) }] })
+    for (const req of [post({ headers }), request({ headers, rawQuery: 'e=pv' }), post({ headers, body: Buffer.from(huge) })]) {
+      const out = run(req, config({ streams: { maxBytes: 2000 } }))
+      expect(out.records.length).toBeGreaterThan(0)
+      for (const r of out.records) {
+        const text = r.data.toString('latin1')
+        for (const s of [secret, 'Authorization', 'authorization', '2f6bd2b5', 'tracking-design-secret', 'key-id']) expect(text).not.toContain(s)
+      }
+      for (const p of rawPayloads(out)) expect(p.headers).toContain('X-Custom: kept')
+    }
+  })
+
   it('GET: no body, no content type (not even from a Content-Type header), query string kept raw, socket IP', () => {
     const [p] = rawPayloads(run(request({ rawQuery: 'e=pv&page=A%20b', headers: { host: 'h', 'content-type': 'image/gif' } })))
     expect(p!.body).toBeUndefined()
