@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import type { Resolver } from '../core/iglu/resolver'
-import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
+import { assetLocationProblem, assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
 import type { WebServices } from '../core/enrich/enrichments/http-get'
 import type { LookupServices } from '../core/enrich/enrichments/lookups'
@@ -84,9 +84,7 @@ export class AssetCache implements AssetFiles {
 
   /** Refuses locations this deployment cannot read, with the reason. */
   static check(location: string): string | undefined {
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1]?.toLowerCase()
-    if (scheme === 's3' || scheme === 'http' || scheme === 'https' || scheme === 'file') return undefined
-    return `${location}: assets can be read from s3://, http(s):// and file:// locations${scheme ? `, not ${scheme}://` : ''}`
+    return assetLocationProblem(location)
   }
 
   path(location: string): string {
