@@ -1,9 +1,9 @@
 /** The control plane wired to the deployment: settings table, registry keys, assets bucket, search store. */
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
-import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { randomUUID } from 'node:crypto'
+import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3'
 import { hashCredentials, verifyCredentials } from '../core/auth/basic'
 import { controlPlaneApi } from '../core/control-plane/api'
-import { loadEnrichmentConfigs } from '../core/enrich/enrichments/registry'
 import { hashKey } from '../core/iglu/apikeys'
 import { deleteIndex } from '../core/search/store'
 import { FLOE_VERSION } from '../core/version'
@@ -15,11 +15,41 @@ import { bumpGenerations, restartHere } from '../runtime/restarts'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients, LOCAL_ENDPOINTS_ENV } from './clients'
 import { DynamoCredentialStore } from './credentials-store'
-import { listExternalRegistries, putExternalRegistry } from './external-registries'
+import { probeAsset, storedEnrichments } from './enrichments'
+import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
 import { DynamoKeyStore } from './registry-store'
 import { deploymentResolver } from './resolver'
 
 const TELEMETRY_KEY = { pk: { S: 'control-plane' }, sk: { S: 'telemetry' } }
+/** Held while the enrichments are checked and changed, so that two changes never check against the same old set. */
+const ENRICHMENTS_LOCK = { pk: { S: 'control-plane' }, sk: { S: 'lock#enrichments' } }
+/** Longer than the function may run: a lock left by a function that died expires. */
+const LOCK_MS = 60_000
+/** How long one asset may take to answer the control plane's check. */
+const ASSET_PROBE_TIMEOUT_MS = 5_000
+
+/** Runs `change` holding a lock item of the settings table; undefined when another holder has it. */
+async function exclusive<T>(ddb: DynamoDBClient, table: string, key: typeof ENRICHMENTS_LOCK, change: () => Promise<T>): Promise<T | undefined> {
+  const owner = randomUUID()
+  const now = Date.now()
+  try {
+    await ddb.send(new PutItemCommand({
+      TableName: table,
+      // lockedUntil in ms; expiresAt (the table's TTL, in seconds) lets DynamoDB remove a forgotten lock
+      Item: { ...key, owner: { S: owner }, lockedUntil: { N: String(now + LOCK_MS) }, expiresAt: { N: String(Math.ceil((now + LOCK_MS) / 1000) + 3600) } },
+      ConditionExpression: 'attribute_not_exists(pk) OR lockedUntil < :now',
+      ExpressionAttributeValues: { ':now': { N: String(now) } },
+    }))
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException || (err as Error).name === 'ConditionalCheckFailedException') return undefined
+    throw err
+  }
+  try {
+    return await change()
+  } finally {
+    await ddb.send(new DeleteItemCommand({ TableName: table, Key: key, ConditionExpression: '#o = :o', ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: { ':o': { S: owner } } })).catch(() => undefined)
+  }
+}
 
 /** Whether the functions run in this process (the local stack). */
 const runsLocally = (env: NodeJS.ProcessEnv) => env[LOCAL_ENDPOINTS_ENV] !== undefined
@@ -65,6 +95,7 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
     },
     listExternalRegistries: () => listExternalRegistries(ddb, settings),
     putExternalRegistry: (r) => putExternalRegistry(ddb, settings, r),
+    deleteExternalRegistry: (name) => deleteExternalRegistry(ddb, settings, name),
     async probe(uri) {
       try {
         const res = await fetch(uri, { redirect: 'manual', signal: AbortSignal.timeout(5_000) })
@@ -75,12 +106,16 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
         return e.cause?.code ?? e.cause?.message ?? e.message
       }
     },
-    async putEnrichment(filename, text) {
-      const checked = await loadEnrichmentConfigs([{ source: filename, text }], deploymentResolver(env, ddb))
-      if (!checked.ok) return { ok: false, errors: checked.errors }
-      await s3.send(new PutObjectCommand({ Bucket: bucketName(enrichmentFiles.bucket), Key: `${enrichmentFiles.prefix}${filename}`, Body: text, ContentType: 'application/json' }))
-      return { ok: true }
+    listEnrichments: () => storedEnrichments(s3, bucketName(enrichmentFiles.bucket), enrichmentFiles.prefix),
+    async putEnrichment(file, text) {
+      await s3.send(new PutObjectCommand({ Bucket: bucketName(enrichmentFiles.bucket), Key: `${enrichmentFiles.prefix}${file}`, Body: text, ContentType: 'application/json' }))
     },
+    async deleteEnrichment(file) {
+      await s3.send(new DeleteObjectCommand({ Bucket: bucketName(enrichmentFiles.bucket), Key: `${enrichmentFiles.prefix}${file}` }))
+    },
+    enrichmentResolver: () => deploymentResolver(env, ddb),
+    probeAsset: (location) => probeAsset(location, { s3, timeoutMs: ASSET_PROBE_TIMEOUT_MS }),
+    exclusive: (change) => exclusive(ddb, settings, ENRICHMENTS_LOCK, change),
     async telemetryDisabled() {
       const res = await ddb.send(new GetItemCommand({ TableName: settings, Key: TELEMETRY_KEY, ConsistentRead: true }))
       return res.Item?.disable?.BOOL === true

@@ -12,9 +12,9 @@ import { basename, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import type { Resolver } from '../core/iglu/resolver'
-import { assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
+import { assetLocationProblem, assetsOf, buildEnrichments, loadEnrichmentConfigs, type ConfigFile } from '../core/enrich/enrichments/registry'
 import type { AssetFiles, EnrichmentConfig } from '../core/enrich/enrichments/module'
 import type { WebServices } from '../core/enrich/enrichments/http-get'
 import type { LookupServices } from '../core/enrich/enrichments/lookups'
@@ -59,6 +59,57 @@ export async function configsFromBucket(s3: S3Client, bucket: string, prefix = E
   }))
 }
 
+/** The `*.json` objects under a bucket prefix as the control plane shows them: file name, text and when stored. */
+export async function storedEnrichments(s3: S3Client, bucket: string, prefix = ENRICHMENTS_PREFIX): Promise<{ file: string; text: string; modifiedAt?: string }[]> {
+  const objects: { Key: string; modifiedAt?: string }[] = []
+  let token: string | undefined
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+    for (const o of page.Contents ?? []) if (o.Key?.endsWith('.json')) objects.push({ Key: o.Key, ...(o.LastModified ? { modifiedAt: o.LastModified.toISOString() } : {}) })
+    token = page.IsTruncated ? page.NextContinuationToken : undefined
+  } while (token)
+  objects.sort((a, b) => (a.Key < b.Key ? -1 : 1))
+  return Promise.all(objects.map(async ({ Key, modifiedAt }) => {
+    const o = await s3.send(new GetObjectCommand({ Bucket: bucket, Key }))
+    return { file: Key.slice(prefix.length), text: await o.Body!.transformToString('utf8'), ...(modifiedAt ? { modifiedAt } : {}) }
+  }))
+}
+
+/**
+ * Why an asset cannot be read, without downloading it: a HEAD (a GET whose
+ * body is dropped when HEAD is not allowed) for `http(s)://`, HeadObject for
+ * `s3://`, the file's size for `file://`; at most `timeoutMs`.
+ */
+export async function probeAsset(location: string, o: { s3?: S3Client; timeoutMs?: number; fetch?: typeof fetch } = {}): Promise<string | undefined> {
+  const timeoutMs = o.timeoutMs ?? 5_000
+  const signal = AbortSignal.timeout(timeoutMs)
+  const f = o.fetch ?? fetch
+  try {
+    const u = new URL(location)
+    if (u.protocol === 'file:') {
+      const s = await stat(fileURLToPath(u))
+      return s.isFile() && s.size > 0 ? undefined : 'not a non-empty file'
+    }
+    if (u.protocol === 's3:') {
+      if (!o.s3) return 'no S3 client to read s3:// assets with'
+      const h = await o.s3.send(new HeadObjectCommand({ Bucket: u.hostname, Key: decodeURIComponent(u.pathname.slice(1)) }), { abortSignal: signal })
+      return h.ContentLength === 0 ? 'the object is empty' : undefined
+    }
+    let res = await f(location, { method: 'HEAD', signal })
+    if (res.status === 405 || res.status === 501) {
+      res = await f(location, { signal })
+      await res.body?.cancel()
+    }
+    return res.ok ? undefined : `HTTP ${res.status}`
+  } catch (err) {
+    if (signal.aborted) return `no answer within ${timeoutMs / 1000} s`
+    const e = err as Error & { cause?: { code?: string; message?: string }; $metadata?: { httpStatusCode?: number } }
+    if (e.$metadata?.httpStatusCode === 404 || e.name === 'NotFound' || e.name === 'NoSuchKey') return 'not found'
+    if (e.$metadata?.httpStatusCode === 403) return 'access denied'
+    return e.cause?.code ?? e.cause?.message ?? e.message
+  }
+}
+
 type Version = string
 
 /** A downloaded asset: its local file and the version it was downloaded at. */
@@ -84,9 +135,7 @@ export class AssetCache implements AssetFiles {
 
   /** Refuses locations this deployment cannot read, with the reason. */
   static check(location: string): string | undefined {
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1]?.toLowerCase()
-    if (scheme === 's3' || scheme === 'http' || scheme === 'https' || scheme === 'file') return undefined
-    return `${location}: assets can be read from s3://, http(s):// and file:// locations${scheme ? `, not ${scheme}://` : ''}`
+    return assetLocationProblem(location)
   }
 
   path(location: string): string {

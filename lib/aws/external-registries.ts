@@ -3,9 +3,10 @@
  * (pk `control-plane`, sk `registry#<name>`). Every resolver of the
  * deployment (enrich, the tracking-design API, /micro/iglu) adds them as
  * repositories at its first lookup after a start or a restart, after every
- * built-in repository whatever their priority and vendor prefixes.
+ * built-in repository whatever their priority and vendor prefixes; a disabled
+ * one (`enabled: false`) is kept and left out.
  */
-import { PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DeleteItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { HttpRepository, RANK, type Repository } from '../core/iglu/repositories'
 import type { ExternalRegistry } from '../core/control-plane/registries'
 
@@ -33,6 +34,7 @@ export async function listExternalRegistries(ddb: DynamoDBClient, table: string)
         vendorPrefixes: (i.vendorPrefixes?.L ?? []).map((v) => v.S ?? ''),
         ...(i.apikey?.S ? { apikey: i.apikey.S } : {}),
         addedAt: i.addedAt?.S ?? '',
+        ...(i.enabled?.BOOL === false ? { enabled: false } : {}),
       })
     }
     start = res.LastEvaluatedKey as typeof start
@@ -54,15 +56,22 @@ export async function putExternalRegistry(ddb: DynamoDBClient, table: string, r:
         vendorPrefixes: { L: r.vendorPrefixes.map((v) => ({ S: v })) },
         ...(r.apikey ? { apikey: { S: r.apikey } } : {}),
         addedAt: { S: r.addedAt },
+        ...(r.enabled === false ? { enabled: { BOOL: false } } : {}),
       },
     }),
   )
 }
 
+/** Removes an external registry; false when there was none of that name. */
+export async function deleteExternalRegistry(ddb: DynamoDBClient, table: string, name: string): Promise<boolean> {
+  const res = await ddb.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: PK }, sk: { S: `${PREFIX}${name}` } }, ReturnValues: 'ALL_OLD' }))
+  return res.Attributes !== undefined
+}
+
 /** The external registries as resolver repositories, ranked after every built-in one (see `RANK`). */
 export function externalRepositories(ddb: () => DynamoDBClient, table: string): () => Promise<Repository[]> {
   return async () =>
-    (await listExternalRegistries(ddb(), table)).map(
+    (await listExternalRegistries(ddb(), table)).filter((r) => r.enabled !== false).map(
       (r) => new HttpRepository(r.uri, { name: r.name, priority: r.priority, vendorPrefixes: r.vendorPrefixes, apikey: r.apikey, rank: RANK.external }),
     )
 }

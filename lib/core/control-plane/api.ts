@@ -9,10 +9,10 @@ import { serviceAliases, serviceNames, type ServiceName } from '../../infra/serv
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
 import { parseQuery } from '../../http/apigateway'
-import { isMultipart, parseMultipart } from '../../http/multipart'
+import { enrichmentItem, listEnrichments, uploadEnrichment, type EnrichmentDeps } from './enrichments'
 import { externalRegistryFromForm, type ExternalRegistry } from './registries'
 
-export interface ControlPlaneDeps {
+export interface ControlPlaneDeps extends Omit<EnrichmentDeps, 'restart'> {
   readonly version: string
   /** Restarts the services; resolves once the restart is guaranteed (see `lib/runtime/restarts.ts`). */
   restart(services: readonly ServiceName[]): Promise<void>
@@ -28,10 +28,10 @@ export interface ControlPlaneDeps {
   setSuperApiKey(key: string): Promise<void>
   listExternalRegistries(): Promise<readonly ExternalRegistry[]>
   putExternalRegistry(r: ExternalRegistry): Promise<void>
+  /** Removes the registry of that name; false when there is none. */
+  deleteExternalRegistry(name: string): Promise<boolean>
   /** Why the URL cannot be reached, or undefined when it answered. */
   probe(uri: string): Promise<string | undefined>
-  /** Checks an enrichment configuration against its schema and stores it under `filename`; the problems otherwise. */
-  putEnrichment(filename: string, text: string): Promise<{ ok: true } | { ok: false; errors: readonly string[] }>
   telemetryDisabled(): Promise<boolean>
   setTelemetryDisabled(disable: boolean): Promise<void>
   /** What submitting a domain name means in this deployment (a sentence). */
@@ -40,7 +40,6 @@ export interface ControlPlaneDeps {
 }
 
 export const FORM_LIMIT_BYTES = 64 * 1024
-export const ENRICHMENT_LIMIT_BYTES = 1024 * 1024
 
 /** Mini's control plane answers. */
 export const ANSWERS = {
@@ -52,7 +51,6 @@ export const ANSWERS = {
 } as const
 
 const DOMAIN = /^(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))+$/
-const ENRICHMENT_FILENAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.json$/
 
 const bad = (message: string, status = 400) => text(status, `${message}\n`)
 
@@ -107,29 +105,13 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       return text(200, ANSWERS.reset)
     },
     async enrichments(req) {
-      if (req.method !== 'POST') return bad('Only POST is supported', 405)
-      if (!isMultipart(req.headers['content-type'])) return bad('send the enrichment as multipart/form-data with the file in the field enrichmentjson', 415)
-      const parts = await parseMultipart(req.body, req.headers['content-type']!, { fileBytes: ENRICHMENT_LIMIT_BYTES, files: 1, fields: 4 })
-      if (!parts.ok) return bad(parts.message, parts.status)
-      const file = parts.files.find((f) => f.field === 'enrichmentjson')
-      if (!file) return bad('missing file enrichmentjson')
-      const filename = file.filename.split(/[\\/]/).pop() ?? ''
-      if (!ENRICHMENT_FILENAME.test(filename)) return bad(`the file name must end in .json and use only letters, digits, '.', '_' and '-' (got '${filename.slice(0, 100)}')`)
-      const content = file.data.toString('utf8')
-      try {
-        JSON.parse(content)
-      } catch (err) {
-        return bad(`JSON is not valid: ${(err as Error).message}`)
-      }
-      const stored = await deps.putEnrichment(filename, content)
-      if (!stored.ok) return bad(`The enrichment configuration is not valid:\n${stored.errors.join('\n')}`)
-      await deps.restart(['enrich'])
-      return text(200, ANSWERS.uploaded)
+      if (req.method === 'GET' || req.method === 'HEAD') return listEnrichments(deps)
+      if (req.method !== 'POST') return bad('Only GET and POST are supported', 405)
+      return uploadEnrichment(deps, req)
     },
     async 'external-iglu'(req) {
       if (req.method === 'GET') {
-        const list = await deps.listExternalRegistries()
-        return json(200, list.map(({ apikey, ...r }) => ({ ...r, hasApiKey: apikey !== undefined })))
+        return json(200, (await deps.listExternalRegistries()).map(publicRegistry))
       }
       if (req.method !== 'POST' && req.method !== 'PUT') return bad('Only GET, POST and PUT are supported', 405)
       const f = formOf(req)
@@ -199,10 +181,59 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' }
     },
   }
+  /** `external-iglu/{name}` (GET, DELETE) and `external-iglu/{name}/disable|enable` (POST). */
+  const registryItem = async (req: HttpRequest, name: string, action: string | undefined): Promise<HttpResponse> => {
+    if (action !== undefined && action !== 'disable' && action !== 'enable') return bad(`404 page not found: ${basePath}/external-iglu/{name} has GET, DELETE, and POST …/disable and …/enable`, 404)
+    const allowed = action === undefined ? ['GET', 'HEAD', 'DELETE'] : ['POST']
+    if (!allowed.includes(req.method)) return bad(`Only ${allowed.filter((m) => m !== 'HEAD').join(' and ')} ${allowed.length > 2 ? 'are' : 'is'} supported`, 405)
+    const found = (await deps.listExternalRegistries()).find((r) => r.name === name)
+    if (!found) return bad(`no external registry named ${name}`, 404)
+    if (req.method === 'GET' || req.method === 'HEAD') return json(200, publicRegistry(found))
+    if (req.method === 'DELETE') {
+      await deps.deleteExternalRegistry(name)
+      await deps.restart(['registry', 'enrich'])
+      return text(200, 'removed successfully')
+    }
+    const enabled = action === 'enable'
+    if (enabled) {
+      const unreachable = await deps.probe(found.uri)
+      if (unreachable !== undefined) return bad(`Given URL is not reachable: ${unreachable}`)
+    }
+    await deps.putExternalRegistry({ ...found, enabled })
+    await deps.restart(['registry', 'enrich'])
+    return text(200, `${enabled ? 'enabled' : 'disabled'} successfully`)
+  }
+  /** `enrichments/{file}[/action]` and `external-iglu/{name}[/action]`, decoded; undefined for other paths. */
+  const itemRoute = (req: HttpRequest, rest: string): Promise<HttpResponse> | undefined => {
+    const [collection, ...encoded] = rest.split('/')
+    if ((collection !== 'enrichments' && collection !== 'external-iglu') || encoded.length < 1 || encoded.length > 2) return undefined
+    const segments = encoded.map(decodeSegment)
+    if (segments.some((x) => x === undefined)) return Promise.resolve(bad('the path is not valid percent-encoded UTF-8, or a segment is longer than 255 characters'))
+    const [item, action] = segments as [string, string | undefined]
+    return collection === 'enrichments' ? enrichmentItem({ ...deps, restart: (s) => deps.restart(s) }, req, item, action) : registryItem(req, item, action)
+  }
   return async (req) => {
     const rest = req.path.startsWith(`${basePath}/`) ? req.path.slice(basePath.length + 1).replace(/\/+$/, '') : undefined
     const route = rest === undefined ? undefined : Object.hasOwn(routes, rest) ? routes[rest] : undefined
-    if (!route) return bad(`404 page not found: the control plane has ${Object.keys(routes).map((r) => `${basePath}/${r}`).join(', ')}`, 404)
-    return route(req)
+    if (route) return route(req)
+    const item = rest === undefined ? undefined : itemRoute(req, rest)
+    if (item) return item
+    return bad(`404 page not found: the control plane has ${[...Object.keys(routes).map((r) => `${basePath}/${r}`), `${basePath}/enrichments/{file}`, `${basePath}/external-iglu/{name}`].join(', ')}`, 404)
   }
+}
+
+/** A path segment decoded, or undefined when it cannot be (or is empty, or too long). */
+function decodeSegment(s: string): string | undefined {
+  if (s === '' || s.length > 3 * 255) return undefined
+  try {
+    const d = decodeURIComponent(s)
+    return d.length > 255 ? undefined : d
+  } catch {
+    return undefined
+  }
+}
+
+/** A registry as answered: its key only said to exist. */
+function publicRegistry({ apikey, ...r }: ExternalRegistry) {
+  return { ...r, enabled: r.enabled !== false, hasApiKey: apikey !== undefined }
 }

@@ -9,6 +9,8 @@ export interface ExternalRegistry {
   readonly vendorPrefixes: readonly string[]
   readonly apikey?: string
   readonly addedAt: string
+  /** False: kept, but not used by the resolvers (absent: used). */
+  readonly enabled?: boolean
 }
 
 /** Repository names the deployment's resolvers already use. */

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { getJson, getText, request } from '../shared/api.js'
+import { fmtTime } from '../shared/format.js'
 import { html } from '../shared/html.js'
+import { JsonView } from '../shared/json-view.js'
 import { Notice } from '../shared/layout.js'
 
 /** The control plane's names of the services (`service_name`). */
@@ -50,10 +52,10 @@ function Endpoint({ method, path }) {
 }
 
 /** The server's answer to a form: its text, or its error in red. */
-function Answer({ result }) {
+function Answer({ result, testId = 'answer' }) {
   if (!result) return null
-  if (result.ok) return html`<div class="answer ok" role="status" data-testid="answer"><span class="badge ok">${result.status}</span><pre>${result.text || 'saved (the answer is empty)'}</pre></div>`
-  return html`<div class="answer err" role="alert" data-testid="answer"><span class="badge err">${result.status ? `HTTP ${result.status}` : 'error'}</span><pre>${result.text}</pre></div>`
+  if (result.ok) return html`<div class="answer ok" role="status" data-testid=${testId}><span class="badge ok">${result.status}</span><pre>${result.text || 'saved (the answer is empty)'}</pre></div>`
+  return html`<div class="answer err" role="alert" data-testid=${testId}><span class="badge err">${result.status ? `HTTP ${result.status}` : 'error'}</span><pre>${result.text}</pre></div>`
 }
 
 /**
@@ -120,6 +122,80 @@ function Field({ label, help, children }) {
   </label>`
 }
 
+/**
+ * Stored items (enrichment files, external registries) with their actions:
+ * view (GET `<base>/<id>`, shown as JSON), disable or enable (POST
+ * `<base>/<id>/disable|enable`) and remove (DELETE `<base>/<id>`, after a
+ * confirmation). The answer of the last action is shown under the table.
+ */
+function ManagedTable({ testId, base, rows, idOf, head, cells, reload }) {
+  const [result, setResult] = useState(undefined)
+  const [viewing, setViewing] = useState(undefined)
+  const [busy, setBusy] = useState('')
+  const pathOf = (r, action) => `${base}/${encodeURIComponent(idOf(r))}${action ? `/${action}` : ''}`
+  const act = async (r, method, action) => {
+    setBusy(`${idOf(r)} ${method} ${action ?? ''}`)
+    setResult(undefined)
+    try {
+      const res = await request(pathOf(r, action), { method })
+      setResult({ ok: true, status: res.status, text: (await res.text()).trim() })
+      if (viewing?.id === idOf(r)) setViewing(undefined)
+      await reload()
+    } catch (err) {
+      setResult({ ok: false, status: err.status ?? 0, text: err.message })
+    } finally {
+      setBusy('')
+    }
+  }
+  const view = async (r) => {
+    if (viewing?.id === idOf(r)) return setViewing(undefined)
+    try {
+      setViewing({ id: idOf(r), value: await getJson(pathOf(r)) })
+    } catch (err) {
+      setViewing({ id: idOf(r), error: failureText(err) })
+    }
+  }
+  const remove = (r) => {
+    if (globalThis.confirm(`Remove ${idOf(r)}? This cannot be undone.`)) act(r, 'DELETE')
+  }
+  return html`<div data-testid=${testId}>
+    ${rows.length === 0 ? html`<p class="muted small">None yet.</p>` : html`<div class="managed"><table class="data compact">
+      <thead><tr>${head.map((h) => html`<th>${h}</th>`)}<th>state</th><th></th></tr></thead>
+      <tbody>${rows.map((r) => {
+        const id = idOf(r)
+        const on = r.enabled !== false
+        return html`<tr key=${id} data-item=${id}>
+          ${cells(r)}
+          <td><span class=${`badge ${on ? 'ok' : 'muted'}`}>${on ? 'enabled' : 'disabled'}</span></td>
+          <td class="actions"><div class="row-actions">
+            <button type="button" class="secondary outline btn-sm" data-action="view" aria-pressed=${viewing?.id === id} onClick=${() => view(r)}>View</button>
+            <button type="button" class="secondary outline btn-sm" data-action=${on ? 'disable' : 'enable'} disabled=${busy !== ''} onClick=${() => act(r, 'POST', on ? 'disable' : 'enable')}>${on ? 'Disable' : 'Enable'}</button>
+            <button type="button" class="secondary outline btn-sm" data-action="remove" disabled=${busy !== ''} onClick=${() => remove(r)}>Remove</button>
+          </div></td>
+        </tr>`
+      })}</tbody>
+    </table></div>`}
+    <${Answer} result=${result} testId="action-answer" />
+    ${viewing
+      ? viewing.error
+        ? html`<p class="notice error">${viewing.error}</p>`
+        : html`<div data-testid="viewing"><${JsonView} value=${viewing.value} title=${viewing.id} open=${3} /></div>`
+      : null}
+  </div>`
+}
+
+/** A list read from the server, its heading, and what to show while loading or after a failure. */
+function Listed({ title, path, state, reload, children }) {
+  return html`<div class="subtable">
+    <div class="subtable-head"><span class="small"><strong>${title}</strong> <${Endpoint} method="GET" path=${path} /></span><button type="button" class="secondary outline btn-sm" onClick=${reload}>Refresh</button></div>
+    ${state.error
+      ? html`<p class="notice error">${state.error}</p>`
+      : state.value === undefined
+        ? html`<p class="muted small">loading…</p>`
+        : children}
+  </div>`
+}
+
 function CredentialsForm() {
   const [changed, setChanged] = useState(false)
   return html`<${EndpointForm}
@@ -169,19 +245,17 @@ function ExternalIglu() {
         <${Field} label="apikey" help="optional: a read key (UUID) of that registry"><input class="mono" type="password" autocomplete="off" value=${values.apikey} onInput=${(e) => set('apikey', e.currentTarget.value)} /><//>
       </div>`}
   >
-    <div class="subtable">
-      <div class="subtable-head"><span class="small"><strong>Registered</strong> <${Endpoint} method="GET" path="/control-plane/external-iglu" /></span><button type="button" class="secondary outline btn-sm" onClick=${load}>Refresh</button></div>
-      ${list.error
-        ? html`<p class="notice error">${list.error}</p>`
-        : list.value === undefined
-          ? html`<p class="muted small">loading…</p>`
-          : list.value.length === 0
-            ? html`<p class="muted small">None yet.</p>`
-            : html`<table class="data compact" data-testid="external-iglu">
-                <thead><tr><th>name</th><th>uri</th><th>priority</th><th>vendor prefixes</th><th>key</th></tr></thead>
-                <tbody>${list.value.map((r, i) => html`<tr key=${i}><td>${r.name}</td><td class="mono">${r.uri}</td><td class="mono">${r.priority}</td><td class="mono">${(r.vendorPrefixes ?? []).join(', ')}</td><td>${r.hasApiKey ? 'yes' : 'no'}</td></tr>`)}</tbody>
-              </table>`}
-    </div>
+    <${Listed} title="Registered" path="/control-plane/external-iglu" state=${list} reload=${load}>
+      <${ManagedTable}
+        testId="external-iglu"
+        base="/control-plane/external-iglu"
+        rows=${list.value ?? []}
+        idOf=${(r) => r.name}
+        head=${['name', 'uri', 'priority', 'vendor prefixes', 'key']}
+        cells=${(r) => html`<td>${r.name}</td><td class="mono">${r.uri}</td><td class="mono">${r.priority}</td><td class="mono">${(r.vendorPrefixes ?? []).join(', ')}</td><td>${r.hasApiKey ? 'yes' : 'no'}</td>`}
+        reload=${load}
+      />
+    <//>
   <//>`
 }
 
@@ -219,7 +293,8 @@ function Version() {
   </article>`
 }
 
-function EnrichmentUpload() {
+function Enrichments() {
+  const [list, load] = useServerValue(() => getJson('/control-plane/enrichments'))
   const [file, setFile] = useState(undefined)
   const [parsed, setParsed] = useState({ ok: undefined, text: '' })
   const pick = async (e) => {
@@ -238,9 +313,10 @@ function EnrichmentUpload() {
     title="Upload an enrichment configuration"
     method="POST"
     path="/control-plane/enrichments"
-    help="A self-describing enrichment configuration (a .json file named with letters, digits, '.', '_' and '-'), sent as multipart/form-data in the field enrichmentjson. It is checked against its schema, stored, and enrich restarts with it."
+    help="A self-describing enrichment configuration (a .json file named with letters, digits, '.', '_' and '-'), sent as multipart/form-data in the field enrichmentjson; it replaces the stored file of the same name. It is checked with the other stored files as enrich would start with them (schemas, one file per enrichment, scripts compiled and run once, SQL and API inputs, assets answering); only then is it stored, and enrich restarts with it."
     submitLabel="Upload"
     multipart=${true}
+    onSuccess=${load}
     check=${() => (!file ? 'Choose a JSON file first.' : parsed.ok === false ? parsed.text : undefined)}
     initial=${{}}
     fields=${({ set }) => html`
@@ -251,7 +327,19 @@ function EnrichmentUpload() {
         }} />
       <//>
       ${parsed.text ? html`<p class=${`small ${parsed.ok ? 'muted' : 'text-error'}`}>${parsed.text}</p>` : null}`}
-  />`
+  >
+    <${Listed} title="Stored" path="/control-plane/enrichments" state=${list} reload=${load}>
+      <${ManagedTable}
+        testId="enrichments"
+        base="/control-plane/enrichments"
+        rows=${list.value ?? []}
+        idOf=${(r) => r.file}
+        head=${['file', 'enrichment', 'stored']}
+        cells=${(r) => html`<td class="mono">${r.file}</td><td class="mono">${r.name ?? html`<span class="text-error">${r.problem}</span>`}</td><td class="mono small">${r.modifiedAt ? fmtTime(r.modifiedAt) : '—'}</td>`}
+        reload=${load}
+      />
+    <//>
+  <//>`
 }
 
 export function ControlPlane() {
@@ -321,7 +409,7 @@ export function ControlPlane() {
     <h3 class="section-title">Schemas and enrichments</h3>
     <div class="grid-2">
       <${ExternalIglu} />
-      <${EnrichmentUpload} />
+      <${Enrichments} />
     </div>
   </div>`
 }

@@ -190,6 +190,29 @@ describe('/home', () => {
     await submit('enrichments')
     await until(() => textOf(answer('enrichments'))).toContain('uploaded successfully')
 
+    // the stored files: listed, viewed, enabled and removed; a refused upload's reasons in the form
+    const stored = form('enrichments').getByTestId('enrichments')
+    const row = stored.locator('tr[data-item="anon_ip.json"]')
+    await until(() => textOf(row)).toMatch(/anon_ip\.json[\s\S]*anon_ip[\s\S]*disabled/)
+    await row.locator('[data-action=view]').click()
+    await until(() => textOf(stored.getByTestId('viewing'))).toContain('anonOctets')
+    await row.locator('[data-action=enable]').click()
+    await until(() => textOf(stored.getByTestId('action-answer'))).toContain('enabled successfully')
+    await until(() => textOf(row)).toContain('enabled')
+    const script = { schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { name: 'javascript_script_config', vendor: 'com.snowplowanalytics.snowplow', enabled: true, parameters: { script: Buffer.from('function process(event) { return [ }').toString('base64') } } }
+    await form('enrichments').locator('input[type=file]').setInputFiles({ name: 'broken_script.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(script)) })
+    await submit('enrichments')
+    await until(() => textOf(answer('enrichments'))).toMatch(/HTTP 400[\s\S]*broken_script\.json: Error compiling JavaScript function: \[SyntaxError/)
+    expect(await stored.locator('tr[data-item="broken_script.json"]').count()).toBe(0)
+    page.once('dialog', (d) => void d.accept())
+    await row.locator('[data-action=remove]').click()
+    await until(() => textOf(stored.getByTestId('action-answer'))).toContain('removed successfully')
+    await until(() => textOf(form('enrichments'))).toContain('None yet.')
+
+    const registry = ext.getByTestId('external-iglu').locator('tr[data-item="Mirror of this registry"]')
+    await registry.locator('[data-action=disable]').click()
+    await until(() => textOf(registry)).toContain('disabled')
+
     // a check in the page, before anything is sent
     await form('credentials').getByLabel('new_username').fill('someone')
     await form('credentials').getByLabel('new_password').fill('Short1Password')
@@ -197,7 +220,7 @@ describe('/home', () => {
     await submit('credentials')
     await until(() => textOf(answer('credentials'))).toContain('The two passwords differ.')
     await shot('home-control-plane')
-  }, 120_000)
+  }, 180_000)
 })
 
 describe('/dashboard-ui', () => {

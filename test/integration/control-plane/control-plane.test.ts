@@ -3,7 +3,7 @@
  * error, and what each changes in the rest of the system (enrich, the
  * registry, the search store, the authorizer).
  */
-import { HeadObjectCommand } from '@aws-sdk/client-s3'
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -146,7 +146,7 @@ describe('POST /control-plane/external-iglu', () => {
     const schema = 'iglu:com.external/thing/jsonschema/1-0-0'
     expect(await cp('POST', 'external-iglu', { vendor_prefix: 'com.external', uri: `${staticUrl}/`, name: 'Static on S3', priority: '5' })).toMatchObject({ status: 200, text: 'added successfully' })
     const list = JSON.parse((await cp('GET', 'external-iglu')).text)
-    expect(list).toEqual([{ name: 'Static on S3', uri: staticUrl, priority: 5, vendorPrefixes: ['com.external'], hasApiKey: false, addedAt: expect.any(String) }])
+    expect(list).toEqual([{ name: 'Static on S3', uri: staticUrl, priority: 5, vendorPrefixes: ['com.external'], enabled: true, hasApiKey: false, addedAt: expect.any(String) }])
     await send(ue(schema, { n: 7 }, 'external'))
     const good = await micro('good', { schema })
     expect(good.map((e: any) => e.event.app_id)).toEqual(['external'])
@@ -184,6 +184,95 @@ describe('POST /control-plane/enrichments', () => {
     await send('/i?e=pv&p=web&tv=test-1&aid=anon&ip=203.0.113.77')
     const [ev] = await micro('good', { event_type: 'page_view' }).then((g: any[]) => g.filter((e) => e.event.app_id === 'anon'))
     expect(ev.event.user_ipaddress).toBe('203.0.x.x')
+  })
+})
+
+describe('enrichments: the whole set is checked, listed, shown, disabled and removed', () => {
+  const upload = async (filename: string, content: string) => {
+    const form = new FormData()
+    form.append('enrichmentjson', new Blob([content], { type: 'application/json' }), filename)
+    const r = await fetch(`${stack.current.url}/control-plane/enrichments`, { method: 'POST', headers: { authorization: auth }, body: form })
+    return { status: r.status, text: await r.text() }
+  }
+  const SP = 'com.snowplowanalytics.snowplow'
+  const doc = (name: string, parameters: object, vendor = SP, version = '1-0-1') => JSON.stringify({ schema: `iglu:${vendor}/${name}/jsonschema/${version}`, data: { name, vendor, enabled: true, parameters } })
+  const script = (js: string) => doc('javascript_script_config', { script: Buffer.from(js).toString('base64') })
+  const stored = async () => {
+    const page = await testClients().s3.send(new ListObjectsV2Command({ Bucket: stack.current.names.buckets.assets, Prefix: 'enrichments/' }))
+    return (page.Contents ?? []).map((o) => o.Key!.slice('enrichments/'.length)).sort()
+  }
+  const storedText = async (file: string) =>
+    (await testClients().s3.send(new GetObjectCommand({ Bucket: stack.current.names.buckets.assets, Key: `enrichments/${file}` }))).Body!.transformToString('utf8')
+  const list = async () => JSON.parse((await cp('GET', 'enrichments')).text) as { file: string; name: string; enabled: boolean; modifiedAt: string }[]
+
+  it('refuses an upload enrich could not start with, giving every reason, and stores nothing', async () => {
+    const before = await stored()
+    expect(before).toContain('anon_ip.json')
+    const second = await upload('anon_ip_2.json', doc('anon_ip', { anonOctets: 3 }))
+    expect(second).toEqual({ status: 400, text: 'The enrichment configuration is not valid:\nanon_ip_2.json: the anon_ip enrichment is configured twice (also in anon_ip.json)\n' })
+    const syntax = await upload('script.json', script('function process(event) { return [ }'))
+    expect(syntax.status).toBe(400)
+    expect(syntax.text).toMatch(/^The enrichment configuration is not valid:\nscript\.json: Error compiling JavaScript function: \[SyntaxError/)
+    const loop = await upload('script.json', script('for (;;) {}\nfunction process() { return [] }'))
+    expect(loop).toMatchObject({ status: 400, text: expect.stringContaining('script.json: Error compiling JavaScript function: [InternalError: interrupted') })
+    const closed = createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((r) => closed.close(r))
+    const asset = await upload('referer_parser.json', doc('referer_parser', { internalDomains: [], uri: `http://127.0.0.1:${port}/assets`, database: 'referers-latest.json' }, SP, '2-0-1'))
+    expect(asset).toMatchObject({ status: 400, text: expect.stringContaining(`referer_parser.json: asset database at http://127.0.0.1:${port}/assets/referers-latest.json cannot be read: ECONNREFUSED`) })
+    expect(await stored()).toEqual(before)
+    // the same file name replaces the stored file, as in Mini: no duplicate then
+    expect(await upload('anon_ip.json', doc('anon_ip', { anonOctets: 2 }))).toEqual({ status: 200, text: 'uploaded successfully' })
+  })
+
+  it('lists, shows, disables, enables and removes the stored files; enrich follows', async () => {
+    expect(await upload('script.json', script('function process(event) { return [] }'))).toEqual({ status: 200, text: 'uploaded successfully' })
+    expect(await list()).toEqual([
+      { file: 'anon_ip.json', name: 'anon_ip', schema: `iglu:${SP}/anon_ip/jsonschema/1-0-1`, enabled: true, modifiedAt: expect.any(String), bytes: expect.any(Number) },
+      { file: 'script.json', name: 'javascript_script_config', schema: `iglu:${SP}/javascript_script_config/jsonschema/1-0-1`, enabled: true, modifiedAt: expect.any(String), bytes: expect.any(Number) },
+    ])
+    const shown = await cp('GET', 'enrichments/anon_ip.json')
+    expect(shown.type).toMatch(/^application\/json/)
+    expect(JSON.parse(shown.text)).toEqual(JSON.parse(doc('anon_ip', { anonOctets: 2 })))
+    expect(await cp('GET', 'enrichments/nothing.json')).toMatchObject({ status: 404 })
+    expect(await cp('GET', 'enrichments/anon_ip.json/disable')).toMatchObject({ status: 405 })
+
+    expect(await cp('POST', 'enrichments/anon_ip.json/disable')).toEqual({ status: 200, text: 'disabled successfully', type: expect.any(String) })
+    expect((await list()).find((e) => e.file === 'anon_ip.json')?.enabled).toBe(false)
+    expect(JSON.parse(await storedText('anon_ip.json')).data.enabled).toBe(false)
+    await send('/i?e=pv&p=web&tv=test-1&aid=anon-off&ip=203.0.113.77')
+    const [off] = await micro('good', { event_type: 'page_view' }).then((g: any[]) => g.filter((e) => e.event.app_id === 'anon-off'))
+    expect(off.event.user_ipaddress).toBe('203.0.113.77')
+
+    // a second anon_ip may be uploaded while the first is disabled; the first can then not be enabled
+    expect(await upload('anon_ip_2.json', doc('anon_ip', { anonOctets: 3 }))).toEqual({ status: 200, text: 'uploaded successfully' })
+    expect(await cp('POST', 'enrichments/anon_ip.json/enable')).toMatchObject({ status: 400, text: expect.stringContaining('the anon_ip enrichment is configured twice') })
+    expect(JSON.parse(await storedText('anon_ip.json')).data.enabled).toBe(false)
+
+    expect(await cp('DELETE', 'enrichments/anon_ip_2.json')).toMatchObject({ status: 200, text: 'removed successfully' })
+    expect(await stored()).toEqual(['anon_ip.json', 'script.json'])
+    expect(await cp('POST', 'enrichments/anon_ip.json/enable')).toMatchObject({ status: 200, text: 'enabled successfully' })
+    await send('/i?e=pv&p=web&tv=test-1&aid=anon-on&ip=203.0.113.77')
+    const [on] = await micro('good', { event_type: 'page_view' }).then((g: any[]) => g.filter((e) => e.event.app_id === 'anon-on'))
+    expect(on.event.user_ipaddress).toBe('203.0.x.x')
+    expect(await cp('DELETE', 'enrichments/script.json')).toMatchObject({ status: 200, text: 'removed successfully' })
+    expect(await cp('DELETE', 'enrichments/script.json')).toMatchObject({ status: 404 })
+    expect((await list()).map((e) => e.file)).toEqual(['anon_ip.json'])
+  })
+
+  it('external registries: shown, disabled (left out by the resolvers), enabled and removed', async () => {
+    const name = encodeURIComponent('Static on S3')
+    expect(JSON.parse((await cp('GET', `external-iglu/${name}`)).text)).toMatchObject({ name: 'Static on S3', uri: staticUrl, enabled: true, hasApiKey: false })
+    expect(await cp('GET', 'external-iglu/nobody')).toMatchObject({ status: 404 })
+    expect(await cp('POST', `external-iglu/${name}/disable`)).toMatchObject({ status: 200, text: 'disabled successfully' })
+    expect(JSON.parse((await cp('GET', 'external-iglu')).text)).toEqual([expect.objectContaining({ name: 'Static on S3', enabled: false })])
+    const lookup = () => fetch(`${stack.current.url}/micro/iglu/com.external/thing/jsonschema/1-0-0`, { headers: withAuth() }).then((r) => r.status)
+    expect(await lookup()).toBe(404)
+    expect(await cp('POST', `external-iglu/${name}/enable`)).toMatchObject({ status: 200, text: 'enabled successfully' })
+    expect(await lookup()).toBe(200)
+    expect(await cp('DELETE', `external-iglu/${name}`)).toMatchObject({ status: 200, text: 'removed successfully' })
+    expect((await cp('GET', 'external-iglu')).text).toBe('[]')
   })
 })
 

@@ -56,6 +56,16 @@ function extensionsOf(m: EnrichmentModule, data: JsonObject): { doc?: JsonObject
 
 /** Reads and validates enrichment configuration files. */
 export async function loadEnrichmentConfigs(files: readonly ConfigFile[], resolver: Resolver, modules: readonly EnrichmentModule[] = MODULES): Promise<LoadResult> {
+  const r = await readEnrichmentConfigs(files, resolver, modules)
+  return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, configs: r.configs, skipped: r.skipped }
+}
+
+/** `loadEnrichmentConfigs` that also gives the usable configurations when others have errors. */
+export async function readEnrichmentConfigs(
+  files: readonly ConfigFile[],
+  resolver: Resolver,
+  modules: readonly EnrichmentModule[] = MODULES,
+): Promise<{ errors: string[]; configs: EnrichmentConfig[]; skipped: string[] }> {
   const errors: string[] = []
   const configs: EnrichmentConfig[] = []
   const skipped: string[] = []
@@ -108,7 +118,14 @@ export async function loadEnrichmentConfigs(files: readonly ConfigFile[], resolv
     if (before) errors.push(`${c.source}: the ${c.schema.name} enrichment is configured twice (also in ${before})`)
     names.set(c.schema.name, c.source)
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, configs, skipped }
+  return { errors, configs, skipped }
+}
+
+/** Why enrich cannot read an asset at this location (only `s3://`, `http(s)://` and `file://` are read), or undefined. */
+export function assetLocationProblem(location: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1]?.toLowerCase()
+  if (scheme === 's3' || scheme === 'http' || scheme === 'https' || scheme === 'file') return undefined
+  return `${location}: assets can be read from s3://, http(s):// and file:// locations${scheme ? `, not ${scheme}://` : ''}`
 }
 
 /** The assets the configurations name, each once. */
