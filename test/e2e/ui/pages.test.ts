@@ -214,6 +214,7 @@ describe('/home', () => {
     await until(() => textOf(registry)).toContain('disabled')
 
     // a check in the page, before anything is sent
+    await form('credentials').getByLabel('current_password').fill('AnyPassword2024')
     await form('credentials').getByLabel('new_username').fill('someone')
     await form('credentials').getByLabel('new_password').fill('Short1Password')
     await form('credentials').getByLabel('repeat the password').fill('Different1Password')
