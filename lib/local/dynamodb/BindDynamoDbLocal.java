@@ -39,8 +39,11 @@ public class BindDynamoDbLocal {
     try {
       proxy.safeStart();
     } catch (Exception e) {
-      System.err.println("Could not start DynamoDB Local on " + host + ":");
       e.printStackTrace();
+      Throwable cause = e;
+      while (cause.getCause() != null) cause = cause.getCause();
+      // Last, so that it survives a caller keeping only the end of the output.
+      System.err.println("BindDynamoDbLocal: could not start DynamoDB Local on " + host + ": " + cause);
       System.exit(1);
     }
     for (Connector c : connectors) {
