@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import type { LocalEndpoints } from '../aws/clients'
 import { markDown, markUp } from '../runtime/dependencies'
 import { compiledLauncher, launcherArgs } from './dynamodb/launcher'
-import { ensurePrivateDir, spawnPrivate, writePrivateFile } from './private-files'
+import { ensurePrivateDir, spawnPrivate, tightenFiles, writePrivateFile } from './private-files'
 
 const require = createRequire(import.meta.url)
 
@@ -123,6 +123,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   if (opts.dataDir) {
     const dbPath = join(opts.dataDir, 'dynamodb')
     ensurePrivateDir(dbPath, log)
+    tightenFiles(dbPath, log) // a database written before DynamoDB Local ran with umask 077
     storage.splice(0, 1, '-dbPath', dbPath)
     pidFile = join(opts.dataDir, 'dynamodb.pid')
     reapOrphan(pidFile, log)

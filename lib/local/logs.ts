@@ -22,7 +22,7 @@ import { closeSync, existsSync, fstatSync, renameSync, rmSync, writeSync } from 
 import { join } from 'node:path'
 import { format } from 'node:util'
 import { kebabName } from '../core/metrics/services'
-import { ensurePrivateDir, openPrivateFile } from './private-files'
+import { ensurePrivateDir, openPrivateFile, tightenFiles } from './private-files'
 
 export const LOG_MAX_BYTES_ENV = 'FLOE_LOG_MAX_BYTES'
 export const DEFAULT_LOG_MAX_BYTES = 10 * 1024 * 1024
@@ -121,6 +121,7 @@ export class LogFiles {
 
   constructor(readonly dir: string, readonly maxBytes = DEFAULT_LOG_MAX_BYTES, readonly keep = LOG_FILES_KEPT) {
     ensurePrivateDir(dir)
+    tightenFiles(dir) // rotated files of an older version
   }
 
   /** The path of a function's (or `floe`'s) current log file. */

@@ -5,7 +5,8 @@
  * created 0700 and files written 0600 (an existing file or directory that is
  * looser is tightened when it is written or opened).
  */
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
 
 export const PRIVATE_DIR_MODE = 0o700
 export const PRIVATE_FILE_MODE = 0o600
@@ -20,6 +21,20 @@ export function ensurePrivateDir(dir: string, log?: (line: string) => void): voi
   if ((mode & 0o077) === 0) return
   chmodSync(dir, PRIVATE_DIR_MODE)
   log?.(`${dir} was readable by other users (mode ${mode.toString(8).padStart(4, '0')}); its mode is now 0700`)
+}
+
+/** Makes the files directly in `dir` (written by an older version, or by a process with a looser umask) 0600, saying how many through `log`. */
+export function tightenFiles(dir: string, log?: (line: string) => void): void {
+  if (!posix) return
+  let tightened = 0
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    const st = lstatSync(path)
+    if (!st.isFile() || (st.mode & 0o077) === 0) continue
+    chmodSync(path, PRIVATE_FILE_MODE)
+    tightened++
+  }
+  if (tightened > 0) log?.(`${dir}: ${tightened} file${tightened === 1 ? ' was' : 's were'} readable by other users; now 0600`)
 }
 
 /** Opens `path` (`flags` as for `fs.openSync`) as a file only its owner can read or write, also when it existed before. */

@@ -43,6 +43,9 @@ describe('floe start', () => {
     writeFileSync(join(dataDir, 'endpoints.json'), '{}', { mode: 0o644 })
     mkdirSync(join(dataDir, 'logs'), { mode: 0o755 })
     writeFileSync(join(dataDir, 'logs', 'floe.log'), '', { mode: 0o644 })
+    writeFileSync(join(dataDir, 'logs', 'floe.log.1'), '', { mode: 0o644 })
+    mkdirSync(join(dataDir, 'dynamodb'), { mode: 0o755 })
+    writeFileSync(join(dataDir, 'dynamodb', 'old.db'), '', { mode: 0o644 })
     const proc = floe(['start'], { FLOE_DATA_DIR: dataDir, PORT: '0', FLOE_HOST: '127.0.0.1', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password })
     started.push(proc)
     await proc.waitFor('Floe is up')
@@ -63,9 +66,10 @@ describe('floe start', () => {
     expect(mode(join(dataDir, 'floe.pid'))).toBe('600')
     expect(mode(join(dataDir, 'logs'))).toBe('700')
     expect(mode(join(dataDir, 'logs', 'floe.log'))).toBe('600')
+    expect(mode(join(dataDir, 'logs', 'floe.log.1'))).toBe('600')
     // DynamoDB Local's database holds the token signing secret and the pages' credentials.
     const dbFiles = readdirSync(join(dataDir, 'dynamodb'))
-    expect(dbFiles.length).toBeGreaterThan(0)
+    expect(dbFiles.length).toBeGreaterThan(1)
     for (const f of dbFiles) expect({ f, mode: mode(join(dataDir, 'dynamodb', f)) }).toEqual({ f, mode: '600' })
     for (const d of ['dynamodb', 'kinesis', 's3']) expect({ d, mode: mode(join(dataDir, d)) }).toEqual({ d, mode: '700' })
 
