@@ -1,5 +1,6 @@
-import { mkdirSync, openSync, fsyncSync, closeSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { fsyncSync, closeSync, mkdirSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { openPrivateFile, PRIVATE_DIR_MODE } from './private-files'
 
 /**
  * Where a stream consumer records how far it got: per mapping and shard, the
@@ -23,14 +24,15 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
 /**
  * Checkpoints in a JSON file, replaced atomically (write, fsync, rename) on
- * every change, so a crash at any moment leaves either the old or the new file.
+ * every change, so a crash at any moment leaves either the old or the new file
+ * (0600: only its owner can read it).
  */
 export class FileCheckpointStore extends MemoryCheckpointStore {
   private writing: Promise<void> = Promise.resolve()
 
   constructor(private readonly path: string) {
     super()
-    mkdirSync(dirname(path), { recursive: true })
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE })
     try {
       this.data = JSON.parse(readFileSync(path, 'utf8'))
     } catch (err) {
@@ -44,7 +46,7 @@ export class FileCheckpointStore extends MemoryCheckpointStore {
     // Serialise writes so an older snapshot never replaces a newer one.
     this.writing = this.writing.then(() => {
       const tmp = `${this.path}.tmp`
-      const fd = openSync(tmp, 'w')
+      const fd = openPrivateFile(tmp, 'w')
       try {
         writeSync(fd, snapshot)
         fsyncSync(fd)

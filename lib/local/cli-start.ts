@@ -1,7 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { isIPv4 } from 'node:net'
 import { resolve, join } from 'node:path'
 import { isUuidV4 } from '../core/iglu/apikeys'
 import { JavaMissingError } from './emulators'
+import { JavaCompilerMissingError } from './dynamodb/launcher'
+import { ensurePrivateDir, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
@@ -38,7 +41,7 @@ function claimDataDir(dir: string): void {
     }
     if (alive) throw new Error(`The data directory ${dir} is in use by another Floe process (pid ${pid}). Stop it, or set FLOE_DATA_DIR to another directory.`)
   }
-  writeFileSync(pidFile, String(process.pid))
+  writePrivateFile(pidFile, String(process.pid))
 }
 
 function timestamp(): string {
@@ -48,7 +51,11 @@ function timestamp(): string {
 /** `npm start`: the whole stack on this machine, until SIGINT or SIGTERM. */
 export async function startFromCli(): Promise<number> {
   const dir = dataDir()
-  const host = process.env.FLOE_HOST || '127.0.0.1'
+  const host = process.env.FLOE_HOST?.trim() || '127.0.0.1'
+  if (!isIPv4(host)) {
+    process.stderr.write(`floe: FLOE_HOST must be an IPv4 address for every server to listen on, such as 127.0.0.1; got '${process.env.FLOE_HOST}'\n`)
+    return 2
+  }
   const port = Number(process.env.PORT || 8080)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`floe: PORT must be a port number, got '${process.env.PORT}'\n`)
@@ -67,8 +74,9 @@ export async function startFromCli(): Promise<number> {
     return 2
   }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
-  mkdirSync(dir, { recursive: true })
+  if (host === '0.0.0.0') log('FLOE_HOST is 0.0.0.0: every server (DynamoDB Local, which accepts any credentials, too) is reachable from other machines')
   try {
+    ensurePrivateDir(dir, log)
     claimDataDir(dir)
   } catch (err) {
     process.stderr.write(`floe: ${(err as Error).message}\n`)
@@ -81,7 +89,7 @@ export async function startFromCli(): Promise<number> {
     stack = await startLocalStack({ dataDir: dir, host, port, log })
   } catch (err) {
     rmSync(join(dir, 'floe.pid'), { force: true })
-    if (err instanceof JavaMissingError) {
+    if (err instanceof JavaMissingError || err instanceof JavaCompilerMissingError) {
       process.stderr.write(`floe: ${err.message}\n`)
       return 1
     }
@@ -114,7 +122,7 @@ export async function startFromCli(): Promise<number> {
   }
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
-  writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
+  writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
   process.stdout.write(
     [

