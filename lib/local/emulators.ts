@@ -109,6 +109,52 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`DynamoDB Local did not answer on ${url} within ${timeoutMs} ms`)
 }
 
+/** How often DynamoDB Local is asked whether it answers, and how long it has to answer. */
+const LIVENESS_INTERVAL_MS = 2_000
+const LIVENESS_TIMEOUT_MS = 2_000
+
+/**
+ * A process that runs but does not answer (stopped, or hung) is not seen by
+ * the exit watch: every `intervalMs`, asks DynamoDB Local for its tables with
+ * a short timeout. While it does not answer, `/health` names it; it is marked
+ * up again at its first answer. Skipped while `paused()` (e.g. restarting).
+ */
+function watchLiveness(o: { endpoint: () => string; pid: () => number | undefined; paused: () => boolean; log: (l: string) => void; intervalMs?: number; timeoutMs?: number }): { stop(): void } {
+  const timeoutMs = o.timeoutMs ?? LIVENESS_TIMEOUT_MS
+  let silentSince: number | undefined
+  let busy = false
+  const probe = async () => {
+    if (busy || o.paused()) return
+    busy = true
+    try {
+      // Any HTTP answer (even an error about credentials) means the process serves requests.
+      await fetch(o.endpoint(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+        body: '{"Limit":1}',
+        signal: AbortSignal.timeout(timeoutMs),
+      }).then((r) => r.arrayBuffer())
+      if (silentSince !== undefined && !o.paused()) {
+        silentSince = undefined
+        markUp('dynamodb')
+        o.log('DynamoDB Local answers again')
+      }
+    } catch {
+      if (o.paused()) return
+      const first = silentSince === undefined
+      silentSince ??= Date.now() - timeoutMs
+      const seconds = Math.round((Date.now() - silentSince) / 1000)
+      markDown('dynamodb', `DynamoDB Local (pid ${o.pid()}) is not answering (${seconds} s without an answer); requests to it wait`)
+      if (first) o.log(`DynamoDB Local (pid ${o.pid()}) does not answer within ${timeoutMs} ms`)
+    } finally {
+      busy = false
+    }
+  }
+  const timer = setInterval(() => void probe(), o.intervalMs ?? LIVENESS_INTERVAL_MS)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
+
 async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   await checkJava()
   const dir = dynamoDbLocalDir()
@@ -162,6 +208,8 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     }
   }
   let stopping = false
+  let restarting = false
+  const liveness = watchLiveness({ endpoint: () => endpoint, pid: () => child.pid, paused: () => stopping || restarting, log })
   // Supervision: a DynamoDB Local that dies is restarted on the same port and data, with backoff;
   // while it is down, /health names it.
   const watch = (c: ChildProcess) => {
@@ -169,6 +217,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
       if (stopping) return
       const reason = `DynamoDB Local (pid ${c.pid}) exited with ${signal ?? `code ${code}`}; restarting it on the same data`
       log(reason)
+      restarting = true
       markDown('dynamodb', reason)
       void (async () => {
         for (let attempt = 0; !stopping; attempt++) {
@@ -177,6 +226,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
           try {
             child = await launch()
             if (stopping) return void child.kill('SIGTERM')
+            restarting = false
             markUp('dynamodb')
             log(`DynamoDB Local is back (pid ${child.pid})`)
             watch(child)
@@ -196,6 +246,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     },
     async stop() {
       stopping = true
+      liveness.stop()
       markUp('dynamodb')
       if (child.exitCode !== null || child.signalCode !== null) return
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
