@@ -110,6 +110,8 @@ class ShardPoller {
   private drainWaiters: { after: number; resolve: () => void }[] = []
   /** Failed invocations in a row (a set-up failure counts apart). */
   private failures = 0
+  /** Invocations in a row that could not set the function up. */
+  private setupFailures = 0
   private readonly log: (l: string) => void
   private readonly s: StreamTriggerSettings
 
@@ -343,9 +345,11 @@ class ShardPoller {
   private report(outcome: Outcome): void {
     const fn = this.o.functionName
     if (outcome.kind === 'setup') {
-      markDown(this.component, `${fn}: configuration cannot be loaded: ${oneLine(outcome.message)}; records wait in the stream`)
+      this.setupFailures++
+      markDown(this.component, `${fn}: configuration cannot be loaded (tried ${this.setupFailures} times): ${oneLine(outcome.message)}; records wait in the stream`)
       return
     }
+    this.setupFailures = 0
     if (outcome.kind === 'error') {
       this.failures++
       if (this.failures >= (this.o.failingAfter ?? 3)) markDown(this.component, `${fn} fails every batch (${this.failures} failed invocations in a row); last error: ${oneLine(outcome.message)}`)
