@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { LocalEndpoints } from '../aws/clients'
@@ -47,10 +48,6 @@ function listen(server: { listen: (...a: any[]) => unknown; once: (e: string, f:
     server.once('error', reject)
     server.listen(0, host, () => resolve())
   })
-}
-
-function closeServer(server: { close: (cb: (err?: Error) => void) => unknown }): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()))
 }
 
 function dynamoDbLocalDir(): string {
@@ -259,17 +256,55 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   }
 }
 
-async function startKinesalite(opts: EmulatorOptions, host: string) {
-  const kinesalite = require('kinesalite') as (o: object) => Server
+/**
+ * kinesalite on loopback. Its own `close` closes the leveldb store first and
+ * the server after, so a request still in flight (or arriving on a kept-alive
+ * connection) would read a closed store: leveldown throws `cannot call
+ * iterator() before open()` outside any callback and the process dies. Here
+ * `stop` closes the doors first: no new connection, an answer 503 to a new
+ * request on an open one, and the store is closed once the requests in
+ * flight are answered.
+ */
+export async function startKinesalite(opts: EmulatorOptions, host: string) {
+  const kinesalite = require('kinesalite') as (o: object) => HttpServer
   let path: string | undefined
   if (opts.dataDir) {
     path = join(opts.dataDir, 'kinesis')
     mkdirSync(path, { recursive: true }) // leveldown does not create parents
   }
   const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100_000 })
+  const [serve] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[]
+  server.removeAllListeners('request')
+  let inFlight = 0
+  let closing = false
+  let settled: (() => void) | undefined
+  server.on('request', (req, res) => {
+    if (closing) {
+      res.writeHead(503, { connection: 'close', 'content-type': 'application/x-amz-json-1.1' })
+      res.end(JSON.stringify({ __type: 'ServiceUnavailable', message: 'the stream emulator is stopping' }))
+      return
+    }
+    inFlight++
+    res.once('close', () => {
+      if (--inFlight === 0) settled?.()
+    })
+    serve!(req, res)
+  })
   await listen(server as any, host)
   const { port } = server.address() as AddressInfo
-  return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }
+  return {
+    endpoint: `http://${host}:${port}`,
+    async stop() {
+      closing = true
+      // No new connections; kept-alive idle ones are closed (the store stays open for now).
+      const listening = new Promise<void>((resolve) => HttpServer.prototype.close.call(server, () => resolve()))
+      server.closeIdleConnections()
+      if (inFlight > 0) await Promise.race([new Promise<void>((r) => (settled = r)), new Promise((r) => setTimeout(r, 5_000).unref())])
+      server.closeAllConnections()
+      await listening
+      await new Promise<void>((resolve) => server.close(() => resolve())) // the store, then (already closed) the server
+    },
+  }
 }
 
 /** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */
