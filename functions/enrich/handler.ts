@@ -4,24 +4,36 @@ import { createRuntime, emitEmf, loadEnrichments, processBatch, type EnrichKines
 import type { EnrichmentSetup } from '../../lib/aws/enrichments'
 import { loadFunctionConfig } from '../../lib/core/enrich/function-config'
 import { checkRestarts, onRestart, restartable } from '../../lib/runtime/restarts'
+import { EnrichSetupError } from '../../lib/runtime/setup-error'
 
 let setup: EnrichmentSetup | undefined
 
+/**
+ * Enrich's set-up: its configuration, then the enrichments (files, assets,
+ * steps). Any failure here is not about the records of the batch: it is
+ * thrown as `EnrichSetupError`, which the stream trigger treats as a pause.
+ */
 async function init(): Promise<EnrichKinesisRuntime> {
   const c = loadFunctionConfig()
-  if (!c.ok) throw new Error(`Enrich cannot start: ${c.errors.join('; ')}`)
-  const rt = createRuntime(c.config)
+  if (!c.ok) throw new EnrichSetupError(`Enrich cannot start: ${c.errors.join('; ')}`)
+  let rt: EnrichKinesisRuntime
+  try {
+    rt = createRuntime(c.config)
+  } catch (err) {
+    throw new EnrichSetupError(`Enrich cannot start: ${(err as Error).message}`, { cause: err })
+  }
   try {
     setup = await loadEnrichments(rt)
   } catch (err) {
     rt.errors.capture(err, { phase: 'start' })
     await rt.errors.flush()
-    throw err
+    throw new EnrichSetupError((err as Error).message, { cause: err })
   }
   return rt
 }
 
 // Built at the first batch, and again after a restart of enrich or the registry (configuration, enrichments, resolver cache).
+// A failed set-up is not kept: the next batch reads the configuration again (it may have been fixed).
 const runtime = restartable(['enrich', 'registry'], () =>
   init().catch((err) => {
     runtime.drop()

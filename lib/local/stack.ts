@@ -16,6 +16,8 @@ import { startGateway, type Gateway } from './gateway'
 import { invoke } from './handlers'
 import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
+import { markDown, markUp } from '../runtime/dependencies'
+import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { provision } from './provision'
 import { StreamTrigger } from './stream-trigger'
 
@@ -100,6 +102,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let gateway: Gateway | undefined
   const triggers = new Map<string, StreamTrigger>()
   const disabledTriggers = new Map<string, string>()
+  /** What this stack marked down on `/health` for as long as it runs. */
+  const offComponents: string[] = []
+  const clearHealth = () => {
+    for (const c of offComponents.splice(0)) markUp(c)
+  }
   try {
     const names = localNames(opts.namePrefix)
     trackStack({ functions: Object.keys(functions), serviceOrder: serviceNames, streams: names.streams, emulators: trackedEmulators(emulators, endpoints.postgres !== undefined) })
@@ -132,6 +139,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           // the checkpoint once the function can run.
           disabledTriggers.set(id, reason)
           log(`stream trigger ${id} is not started: ${reason}`)
+          // A function left off for lack of the licence is a stack that does not work: /health says so.
+          if (decl.disabledReason === LICENSE_MESSAGE) {
+            markDown(id, `${t.function} is off until the licence is accepted (set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream`)
+            offComponents.push(id)
+          }
           continue
         }
         const trigger = new StreamTrigger({
@@ -168,6 +180,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       async stop() {
         await g.close()
         await Promise.all([...triggers.values()].map((t) => t.stop()))
+        clearHealth()
         await stopEmulators()
         logFiles?.close()
       },
@@ -175,6 +188,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   } catch (err) {
     await gateway?.close()
     await Promise.all([...triggers.values()].map((t) => t.stop()))
+    clearHealth()
     await stopEmulators()
     logFiles?.close()
     throw err

@@ -9,6 +9,8 @@ import {
 } from '@aws-sdk/client-kinesis'
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda'
 import type { StreamTriggerSettings } from '../infra/functions'
+import { markDown, markUp } from '../runtime/dependencies'
+import { isSetupError } from '../runtime/setup-error'
 import type { CheckpointStore } from './checkpoints'
 import { countStreamRead } from './metrics'
 
@@ -35,6 +37,8 @@ export interface StreamTriggerOptions {
   readonly pollIntervalMs?: number
   /** First delay between retries of a failing batch; doubles up to 5 s. */
   readonly retryDelayMs?: number
+  /** Consecutive failed invocations after which `/health` names the trigger (default 3); the next success clears it. */
+  readonly failingAfter?: number
   readonly region?: string
   readonly log?: (line: string) => void
 }
@@ -43,8 +47,19 @@ type Outcome =
   | { kind: 'ok' }
   | { kind: 'partial'; firstFailed: number }
   | { kind: 'error'; message: string }
+  /** The function could not set itself up: not about these records. */
+  | { kind: 'setup'; message: string }
+
+/** Longest pause between two attempts of a function that cannot set itself up. */
+const SETUP_RETRY_MAX_MS = 10_000
 
 const ARN_PREFIX = 'arn:aws:kinesis:us-east-1:000000000000:stream/'
+
+/** A message on one line, cut to a length `/health` can show. */
+function oneLine(message: string): string {
+  const s = message.replace(/\s*\n\s*/g, '; ').trim()
+  return s.length > 500 ? `${s.slice(0, 499)}…` : s
+}
 
 /**
  * Emulates a Lambda Kinesis event source mapping for one stream and function:
@@ -93,6 +108,10 @@ class ShardPoller {
   private fetchesStarted = 0
   private currentFetch = 0
   private drainWaiters: { after: number; resolve: () => void }[] = []
+  /** Failed invocations in a row (a set-up failure counts apart). */
+  private failures = 0
+  /** Invocations in a row that could not set the function up. */
+  private setupFailures = 0
   private readonly log: (l: string) => void
   private readonly s: StreamTriggerSettings
 
@@ -113,6 +132,12 @@ class ShardPoller {
     this.wake?.()
     await this.loop
     for (const w of this.drainWaiters.splice(0)) w.resolve()
+    markUp(this.component)
+  }
+
+  /** The name `/health` gives this shard's trouble. */
+  private get component(): string {
+    return `${this.o.id} (${this.shardId})`
   }
 
   /**
@@ -242,13 +267,23 @@ class ShardPoller {
     while (queue.length > 0) {
       let batch = queue.shift()!
       let retries = 0
+      let paused = 0
       for (;;) {
         batch = await this.dropExpired(batch)
         if (batch.length === 0) break
         const outcome = await this.invoke(batch)
+        this.report(outcome)
         if (outcome.kind === 'ok') {
           await this.checkpoint(batch.at(-1)!)
           break
+        }
+        if (outcome.kind === 'setup') {
+          // Not about these records: no retry is spent, nothing is checkpointed
+          // or sent to the failure location; the batch waits and is tried again.
+          if (paused++ === 0) this.log(`${this.o.id} ${this.shardId}: ${this.o.functionName} cannot set itself up (${outcome.message}); records wait in the stream, trying again`)
+          await this.sleep(Math.min(SETUP_RETRY_MAX_MS, (this.o.retryDelayMs ?? 200) * 2 ** Math.min(paused - 1, 16)))
+          if (!this.running) return // resumes from the checkpoint on the next start
+          continue
         }
         if (outcome.kind === 'partial') {
           // Everything before the lowest failed record is done; retry from it.
@@ -306,12 +341,32 @@ class ShardPoller {
     }
   }
 
+  /** Tells `/health` when the function cannot set itself up or fails invocation after invocation, and when it is well again. */
+  private report(outcome: Outcome): void {
+    const fn = this.o.functionName
+    if (outcome.kind === 'setup') {
+      this.setupFailures++
+      markDown(this.component, `${fn}: configuration cannot be loaded (tried ${this.setupFailures} times): ${oneLine(outcome.message)}; records wait in the stream`)
+      return
+    }
+    this.setupFailures = 0
+    if (outcome.kind === 'error') {
+      this.failures++
+      if (this.failures >= (this.o.failingAfter ?? 3)) markDown(this.component, `${fn} fails every batch (${this.failures} failed invocations in a row); last error: ${oneLine(outcome.message)}`)
+      return
+    }
+    // A partial failure is an answer about some records: the function works.
+    this.failures = 0
+    markUp(this.component)
+  }
+
   private async invoke(batch: _Record[]): Promise<Outcome> {
     let result: unknown
     try {
       result = await this.o.invoke(this.event(batch))
     } catch (err) {
-      return { kind: 'error', message: (err as Error)?.message ?? String(err) }
+      const message = (err as Error)?.message ?? String(err)
+      return isSetupError(err) ? { kind: 'setup', message } : { kind: 'error', message }
     }
     if (!this.s.reportBatchItemFailures) return { kind: 'ok' }
     const failures = (result as { batchItemFailures?: { itemIdentifier?: unknown }[] } | null | undefined)?.batchItemFailures

@@ -1,7 +1,9 @@
 /**
  * The state of the services a process depends on, as its supervisor sees
- * them (locally: the emulators). `/health` reports what is down; on AWS
- * nothing marks a dependency down and `/health` answers from the function alone.
+ * them (locally: the emulators, and the stream triggers: a function that
+ * cannot start, fails every batch, or is off for lack of the licence).
+ * `/health` reports what is down; on AWS nothing marks a dependency down and
+ * `/health` answers from the function alone.
  */
 
 export interface DownDependency {
@@ -12,8 +14,10 @@ export interface DownDependency {
 
 const down = new Map<string, DownDependency>()
 
+/** Marks `component` down with `reason`; marked again, it keeps the time it went down and takes the new reason. */
 export function markDown(component: string, reason: string, now = new Date()): void {
-  if (!down.has(component)) down.set(component, { component, since: now.toISOString(), reason })
+  const since = down.get(component)?.since ?? now.toISOString()
+  down.set(component, { component, since, reason })
 }
 
 export function markUp(component: string): void {

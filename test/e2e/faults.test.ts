@@ -47,7 +47,7 @@ const META = 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/sch
 describe('fault injection', () => {
   it('DynamoDB Local killed: /health names it, the registry answers 503 with Retry-After, then everything recovers with the data intact', async () => {
     const dir = dataDir()
-    const { proc, ep } = await start(dir)
+    const { proc, ep } = await start(dir, { ACCEPT_LIMITED_USE_LICENSE: 'yes' })
     const schema = { $schema: META, self: { vendor: 'com.acme', name: 'kept', format: 'jsonschema', version: '1-0-0' }, description: 'kept', type: 'object', properties: {} }
     const put = await fetch(`${ep.http}/registry-server/api/schemas/com.acme/kept/jsonschema/1-0-0`, { method: 'PUT', headers: { apikey: SUPER, 'content-type': 'application/json' }, body: JSON.stringify(schema) })
     expect(put.status).toBe(201)

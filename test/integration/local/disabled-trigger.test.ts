@@ -31,6 +31,9 @@ describe('a function that cannot run', () => {
     expect(without.disabledTriggers.get('enrich-raw')).toMatch(/licence/)
     expect(without.triggers.has('enrich-raw')).toBe(false)
     expect(without.triggers.has('archive-raw')).toBe(true)
+    const health = await fetch(`${without.url}/health`)
+    expect(health.status).toBe(503)
+    expect(await health.text()).toContain('enrich is off until the licence is accepted')
 
     const payload = encodeCollectorPayload({
       schema: COLLECTOR_PAYLOAD_SCHEMA,
@@ -50,9 +53,11 @@ describe('a function that cannot run', () => {
 
     const withLicence = await start(prefix, 'yes')
     expect(withLicence.disabledTriggers.size).toBe(0)
+    // The first stack's line went with it.
+    expect(await (await fetch(`${withLicence.url}/health`)).text()).toBe('ok')
     await withLicence.drain()
     const good = await readTexts(testClients().kinesis, withLicence.names.streams.good)
     expect(good).toHaveLength(1)
     expect(good[0]).toContain('7f3c0f1e-6d1a-4b8e-9c1d-1f2e3d4c5b6a')
-  })
+  }, 90_000)
 })

@@ -95,7 +95,8 @@ describe('API Gateway HTTP API emulation', () => {
 })
 
 describe('local stack', () => {
-  const stack = useLocalStack()
+  // With the licence: without it, enrich is off and /health says so (test/integration/health).
+  const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
 
   it('answers GET /health with 200 ok through the gateway and the deployed handler', async () => {
     const res = await fetch(`${stack.current.url}/health`)

@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { streamTriggerDefaults, type StreamTriggerSettings } from '../../../lib/infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from '../../../lib/local/checkpoints'
 import { StreamTrigger, type FailureDocument } from '../../../lib/local/stream-trigger'
+import { downDependencies } from '../../../lib/runtime/dependencies'
+import { FunctionSetupError } from '../../../lib/runtime/setup-error'
+import { eventually } from '../../support/process'
 import { testClients, uniquePrefix } from '../../support/stack'
 
 const { kinesis } = testClients()
@@ -271,5 +274,45 @@ describe('stream trigger (Kinesis event source mapping emulator)', () => {
     const h = await startTrigger(stream, () => undefined, { startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: at / 1000 })
     await h.trigger.drain()
     expect(h.batches.flat()).toEqual(['after-1', 'after-2'])
+  })
+
+  it('a function that cannot set itself up pauses the trigger: no retry is spent, nothing is given up on or checkpointed, /health names it until it works', async () => {
+    const stream = await newStream()
+    await put(stream, ['a', 'b'])
+    let broken = true
+    const h = await startTrigger(stream, () => {
+      if (broken) throw new FunctionSetupError('the configuration is unusable')
+    }, { retryAttempts: 2 })
+    // Many more attempts than the two retries a record failure gets.
+    const line = await eventually(async () => {
+      const d = downDependencies().find((x) => x.component === 'test-mapping (shardId-000000000000)')
+      return d && h.batches.length >= 6 ? d : undefined
+    }, 'the trigger to be named down after several attempts')
+    expect(line.reason).toMatch(/^test: configuration cannot be loaded \(tried \d+ times\): the configuration is unusable; records wait in the stream$/)
+    expect(h.failures).toEqual([])
+    expect(h.checkpoints.get('test-mapping', 'shardId-000000000000')).toBeUndefined()
+    expect(new Set(h.batches.map((b) => b.join()))).toEqual(new Set(['a,b'])) // never bisected
+    broken = false
+    await h.trigger.drain()
+    expect(h.batches.at(-1)).toEqual(['a', 'b'])
+    expect(h.failures).toEqual([])
+    expect(h.checkpoints.get('test-mapping', 'shardId-000000000000')).toBeDefined()
+    expect(downDependencies()).toEqual([])
+  })
+
+  it('a function that fails batch after batch is named on /health with its last error, until an invocation succeeds', async () => {
+    const stream = await newStream()
+    await put(stream, ['a'])
+    let failing = true
+    let n = 0
+    const h = await startTrigger(stream, () => {
+      if (failing) throw new Error(`boom ${++n}`)
+    }, { retryAttempts: -1, maxRecordAgeSeconds: -1 })
+    const line = await eventually(async () => downDependencies().find((x) => x.component === 'test-mapping (shardId-000000000000)'), 'the trigger to be named down')
+    expect(line.reason).toMatch(/^test fails every batch \(\d+ failed invocations in a row\); last error: boom \d+$/)
+    failing = false
+    await h.trigger.drain()
+    expect(h.failures).toEqual([])
+    expect(downDependencies()).toEqual([])
   })
 })

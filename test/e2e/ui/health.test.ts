@@ -1,0 +1,32 @@
+/**
+ * /home's overview shows what /health reports while it answers 503: here a
+ * stack without the licence, whose enrich is off.
+ */
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_CREDENTIALS, useLocalStack } from '../../support/stack'
+
+const CHROMIUM = '/usr/bin/chromium'
+const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_IGLU_CENTRAL_URL: '' } })
+let browser: Browser
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe('/home and an unhealthy stack', () => {
+  it('shows each cause /health reports in a banner on the overview', async () => {
+    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const page = await context.newPage()
+    await page.goto(`${stack.current.url}/home#/overview`)
+    const banner = page.getByTestId('health-causes')
+    await banner.waitFor()
+    const items = await banner.locator('li').allInnerTexts()
+    expect(items).toEqual([expect.stringMatching(/^enrich-raw is down since \S+: enrich is off until the licence is accepted/)])
+    await page.locator('.health.down').waitFor()
+    await context.close()
+  }, 60_000)
+})
