@@ -10,7 +10,7 @@
  * change is seen).
  */
 import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { Backoff, HashGate } from './limits'
+import { Backoff, GateTimeoutError, HashGate } from './limits'
 
 export const REALM = 'Floe'
 export const MIN_PASSWORD_LENGTH = 12
@@ -127,8 +127,10 @@ export interface AuthenticatorOptions {
   readonly maxBlockSeconds?: number
   /** Password hashes computed at once (default 1): scrypt runs on libuv's thread pool, which the rest of the process needs too. */
   readonly maxConcurrentHashes?: number
-  /** Sign-ins waiting for a hash beyond those (default 8); more are refused with `busy`. */
+  /** Sign-ins waiting for a hash beyond those (default 4); more are refused with `busy`. */
   readonly maxQueuedHashes?: number
+  /** Longest wait for a hash (default 3 s), then the sign-in is refused with `busy` (a hash is slow on a loaded machine). */
+  readonly maxHashWaitMs?: number
   /** How a password is checked against the stored hash (default `verifyCredentials`). */
   readonly verify?: (stored: StoredCredentials, username: string, password: string) => Promise<boolean>
   readonly now?: () => number
@@ -148,10 +150,12 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('base64')
  *   and usernames are not affected; all usernames other than the stored one
  *   share one count per address;
  * - at most `maxConcurrentHashes` hashes run at once, `maxQueuedHashes` more
- *   wait, and further sign-ins are refused at once (`busy`, retry in 1 s).
+ *   wait (at most `maxHashWaitMs`), and further sign-ins are refused at once
+ *   (`busy`, retry in 1 s; not counted as failures).
  */
 export class Authenticator {
   private stored: { value: StoredCredentials | undefined; at: number } | undefined
+  private reading: Promise<StoredCredentials | undefined> | undefined
   private readonly verified = new Map<string, { version: number; username: string; until: number }>()
   private readonly pending = new Map<string, { version: number; result: Promise<boolean> }>()
   private readonly backoff: Backoff
@@ -166,19 +170,37 @@ export class Authenticator {
       failureWindowMs: 10 * 60_000,
       maxBlockSeconds: 60,
       maxConcurrentHashes: 1,
-      maxQueuedHashes: 8,
+      maxQueuedHashes: 4,
+      maxHashWaitMs: 3_000,
       verify: verifyCredentials,
       now: Date.now,
       ...opts,
     }
     this.backoff = new Backoff({ freeFailures: this.o.freeFailures, forgetAfterMs: this.o.failureWindowMs, firstWaitSeconds: 2, maxWaitSeconds: this.o.maxBlockSeconds, maxKeys: 10_000 })
-    this.gate = new HashGate(this.o.maxConcurrentHashes, this.o.maxQueuedHashes)
+    this.gate = new HashGate(this.o.maxConcurrentHashes, this.o.maxQueuedHashes, this.o.maxHashWaitMs)
   }
 
+  /** The stored credentials; concurrent requests share one read of the store. */
   private async credentials(): Promise<StoredCredentials | undefined> {
     const now = this.o.now()
-    if (!this.stored || now - this.stored.at >= this.o.credentialsTtlMs) this.stored = { value: await this.o.store.get(), at: now }
-    return this.stored.value
+    if (this.stored && now - this.stored.at < this.o.credentialsTtlMs) return this.stored.value
+    if (!this.reading) {
+      const reading = this.o.store.get().then(
+        (value) => {
+          if (this.reading === reading) {
+            this.stored = { value, at: now }
+            this.reading = undefined
+          }
+          return value
+        },
+        (err: unknown) => {
+          if (this.reading === reading) this.reading = undefined
+          throw err
+        },
+      )
+      this.reading = reading
+    }
+    return this.reading
   }
 
   async decide(authorization: string | undefined, sourceIp: string): Promise<Verdict> {
@@ -196,9 +218,11 @@ export class Authenticator {
     const hit = this.verified.get(key)
     if (hit && hit.version === stored.version && hit.until > now) return { authenticated: true, username: hit.username }
     let check = this.pending.get(key)
+    let counted = false
     if (!check || check.version !== stored.version) {
       if (!this.gate.hasRoom) return { authenticated: false, reason: 'busy', retryAfterSeconds: 1 }
       this.backoff.fail(bucket, now)
+      counted = true
       const result = this.gate.run(() => this.o.verify(stored, parsed.username, parsed.password))
       const entry = { version: stored.version, result }
       check = entry
@@ -215,7 +239,16 @@ export class Authenticator {
         },
       )
     }
-    if (!(await check.result)) return { authenticated: false, reason: 'wrong' }
+    let ok: boolean
+    try {
+      ok = await check.result
+    } catch (err) {
+      if (!(err instanceof GateTimeoutError)) throw err
+      // not checked after all: not a failure
+      if (counted) this.backoff.unfail(bucket)
+      return { authenticated: false, reason: 'busy', retryAfterSeconds: 1 }
+    }
+    if (!ok) return { authenticated: false, reason: 'wrong' }
     this.backoff.clear(bucket)
     return { authenticated: true, username: stored.username }
   }
@@ -223,6 +256,7 @@ export class Authenticator {
   /** Forgets the cached credentials and verdicts (after a change of credentials). */
   forget(): void {
     this.stored = undefined
+    this.reading = undefined
     this.verified.clear()
     this.pending.clear()
   }

@@ -5,12 +5,21 @@
  * the backoff of failed sign-ins per username and address.
  */
 
-/** Runs at most `concurrency` tasks at once, queues up to `queue` more, and refuses the rest. */
+/** A task that waited in the queue past its limit, and was not run. */
+export class GateTimeoutError extends Error {
+  override readonly name = 'GateTimeoutError'
+}
+
+/**
+ * Runs at most `concurrency` tasks at once, queues up to `queue` more for at
+ * most `maxWaitMs` each (then they are given up with `GateTimeoutError`), and
+ * refuses the rest.
+ */
 export class HashGate {
   private running = 0
-  private readonly waiting: (() => void)[] = []
+  private readonly waiting: { start: () => void }[] = []
 
-  constructor(private readonly concurrency: number, private readonly queue: number) {
+  constructor(private readonly concurrency: number, private readonly queue: number, private readonly maxWaitMs = Infinity) {
     if (!(concurrency >= 1) || !(queue >= 0)) throw new Error('HashGate: concurrency must be at least 1 and queue at least 0')
   }
 
@@ -23,14 +32,25 @@ export class HashGate {
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.queue) throw new Error('HashGate: full')
-      await new Promise<void>((resolve) => this.waiting.push(resolve))
+      await new Promise<void>((resolve, reject) => {
+        const entry = { start: () => (clearTimeout(timer), resolve()) }
+        const timer =
+          this.maxWaitMs === Infinity
+            ? undefined
+            : setTimeout(() => {
+                const i = this.waiting.indexOf(entry)
+                if (i >= 0) this.waiting.splice(i, 1)
+                reject(new GateTimeoutError(`waited ${this.maxWaitMs} ms`))
+              }, this.maxWaitMs)
+        this.waiting.push(entry)
+      })
     } else this.running++
     try {
       return await task()
     } finally {
       const next = this.waiting.shift()
       // the place goes to the next task in line, or is freed
-      if (next) next()
+      if (next) next.start()
       else this.running--
     }
   }
@@ -93,6 +113,15 @@ export class Backoff {
     e.lastAt = now
     const over = e.count - this.o.freeFailures
     if (over >= 0) e.blockedUntil = now + Math.min(this.o.firstWaitSeconds * 2 ** over, this.o.maxWaitSeconds) * 1000
+  }
+
+  /** Takes back a failure counted for an attempt that was not checked after all. */
+  unfail(key: string): void {
+    const e = this.entries.get(key)
+    if (!e) return
+    e.count--
+    if (e.count < this.o.freeFailures) e.blockedUntil = 0
+    if (e.count <= 0) this.entries.delete(key)
   }
 
   clear(key: string): void {

@@ -121,10 +121,13 @@ describe('Authenticator', () => {
     let hashes = 0
     const verify = (s: StoredCredentials, u: string, p: string) => (hashes++, verifyCredentials(s, u, p))
     // one hash at a time and no queue: any second hash would be refused as busy
-    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), maxConcurrentHashes: 1, maxQueuedHashes: 0, verify })
+    const store = await storeWith('floe', 'CorrectHorse12')
+    const auth = new Authenticator({ store, maxConcurrentHashes: 1, maxQueuedHashes: 0, verify })
     const verdicts = await Promise.all(Array.from({ length: 100 }, (_, i) => auth.decide(header('floe', 'CorrectHorse12'), `10.0.0.${i}`)))
     expect(verdicts.every((v) => v.authenticated)).toBe(true)
     expect(hashes).toBe(1)
+    // and one read of the stored credentials
+    expect(store.reads).toBe(1)
   })
 
   it('bounds the hashes computed at once, and refuses beyond a short queue (busy, retry in 1 s)', async () => {
@@ -134,6 +137,19 @@ describe('Authenticator', () => {
     expect(verdicts.filter((v) => !v.authenticated && v.reason === 'busy')).toEqual(Array(7).fill({ authenticated: false, reason: 'busy', retryAfterSeconds: 1 }))
     // the queue drains: the next sign-in is checked
     expect((await auth.decide(header('floe', 'CorrectHorse12'), '10.0.1.99')).authenticated).toBe(true)
+  })
+
+  it('a sign-in waits for a hash at most maxHashWaitMs, then is refused as busy and not counted as a failure', async () => {
+    let release!: (ok: boolean) => void
+    const first = new Promise<boolean>((r) => (release = r))
+    const verify = (s: StoredCredentials, u: string, p: string) => (p === 'HangingPassword1' ? first : verifyCredentials(s, u, p))
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), maxConcurrentHashes: 1, maxQueuedHashes: 1, maxHashWaitMs: 20, freeFailures: 1, verify })
+    const hanging = auth.decide(header('floe', 'HangingPassword1'), '3.3.3.3')
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '4.4.4.4')).toEqual({ authenticated: false, reason: 'busy', retryAfterSeconds: 1 })
+    release(false)
+    expect(await hanging).toEqual({ authenticated: false, reason: 'wrong' })
+    // the refused one was not counted: 4.4.4.4 (one free failure) is not made to wait
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '4.4.4.4')).toEqual({ authenticated: true, username: 'floe' })
   })
 
   it('the wait is per username and address, capped, and forgotten after the window', async () => {
