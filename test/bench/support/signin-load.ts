@@ -12,8 +12,8 @@ interface Job {
   readonly url: string
   readonly username: string
   readonly password: string
-  /** `one`: every wrong sign-in from one address; `many`: each from its own. */
-  readonly spread: 'one' | 'many'
+  /** `one`: every wrong sign-in from one address; `many`: each from its own; `none`: requests without credentials (no hash: the gateway's own cost of the burst). */
+  readonly spread: 'one' | 'many' | 'none'
   readonly attempts: number
   readonly baselineRequests: number
 }
@@ -57,7 +57,10 @@ async function main(): Promise<void> {
   const started = Date.now()
   const attack = Promise.all(
     Array.from({ length: job.attempts }, (_, i) =>
-      get('/micro/all', { localAddress: job.spread === 'one' ? '127.0.0.3' : `127.0.${10 + Math.floor(i / 250)}.${(i % 250) + 1}`, authorization: basic(job.username, `WrongPassword${i}`) }),
+      get('/micro/all', {
+        localAddress: job.spread === 'many' ? `127.0.${10 + Math.floor(i / 250)}.${(i % 250) + 1}` : '127.0.0.3',
+        ...(job.spread === 'none' ? {} : { authorization: basic(job.username, `WrongPassword${i}`) }),
+      }),
     ),
   ).finally(() => {
     attacking = false
