@@ -1,7 +1,8 @@
 /**
  * The basic-authentication authorizer inside the deployment: the credentials
  * in the settings table, created at first use from `FLOE_USERNAME` and
- * `FLOE_PASSWORD` (or generated and logged once).
+ * `FLOE_PASSWORD` (or generated and shown nowhere: `floe credentials reset
+ * --stack <name>` sets one and shows it; a secret never goes to a log).
  */
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda'
 import { Authenticator, ensureCredentials, type Verdict } from '../core/auth/basic'
@@ -30,8 +31,8 @@ const authenticator = restartable(['dashboard'], () => {
   const auth = new Authenticator({ store })
   return {
     async decide(authorization: string | undefined, ip: string): Promise<Verdict> {
-      ensured ??= ensureCredentials(store, process.env, (u, p) =>
-        console.log(JSON.stringify({ level: 'info', msg: `generated credentials for the Floe pages: username ${u}, password ${p} (shown once; change them in the control plane)` })),
+      ensured ??= ensureCredentials(store, process.env, (u) =>
+        console.log(JSON.stringify({ level: 'info', msg: `no credentials were stored: stored username ${u} with a generated password that is shown nowhere; set a password with 'npx floe credentials reset' (with --stack <name> on AWS)` })),
       ).catch((err) => {
         ensured = undefined
         throw err
@@ -58,6 +59,6 @@ export async function authorize(event: APIGatewayRequestAuthorizerEventV2): Prom
   if (verdict.authenticated) return { isAuthorized: true, context: { authenticated: true, username: verdict.username } }
   return {
     isAuthorized: true,
-    context: { authenticated: false, reason: verdict.reason, ...(verdict.reason === 'throttled' ? { retryAfter: verdict.retryAfterSeconds } : {}) },
+    context: { authenticated: false, reason: verdict.reason, ...(verdict.reason === 'throttled' || verdict.reason === 'busy' ? { retryAfter: verdict.retryAfterSeconds } : {}) },
   }
 }

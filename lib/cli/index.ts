@@ -8,9 +8,10 @@ import { orgCommands } from './org'
 import { apikeyCommands } from './apikey'
 import { schemaCompatCommand } from './schema'
 import { enrichCommand } from './enrich'
+import { credentialsResetCommand } from './credentials'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, logsCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, logsCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand, credentialsResetCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])

@@ -5,7 +5,8 @@ import { positionals, usageError, UsageError } from './command'
 import { isUuid, isUuidV4 } from '../core/iglu/apikeys'
 import { compareSchemaKeys, parseSchemaPath, toIgluUri, toSchemaPath, type SchemaKey } from '../core/iglu/keys'
 import { hasErrors, lint, SKIPPABLE_CHECKS, type LintCheck } from '../core/iglu/lint'
-import { stackTarget, takeTargetOptions } from './target'
+import { stackTarget, takeTargetOptions, TARGET_USAGE } from './target'
+import { resetSuperKeyCommand } from './credentials'
 
 /** How a registry command names its registry: a URL argument, or the deployment of `--stack`. */
 const REGISTRY = '(<registryUrl> | --stack <name> [--region <region>] [--profile <profile>])'
@@ -259,9 +260,16 @@ export const registryLintCommand: Command = {
 
 export const registrySuperKeyCommand: Command = {
   name: 'registry superkey',
-  usage: `registry superkey ${REGISTRY} <currentSuperApiKey> [<newSuperApiKey>]`,
-  summary: 'Change the registry super API key (a new UUID v4 is generated and printed when none is given).',
+  usage: `registry superkey ${REGISTRY} <currentSuperApiKey> [<newSuperApiKey>]  |  registry superkey --reset ${TARGET_USAGE}`,
+  summary:
+    'Change the registry super API key (a new UUID v4 is generated and printed when none is given). With --reset, without the current key: a new key is generated, stored hashed in the settings table with your access to it (the local stack, or --stack with your AWS credentials) and printed once.',
   async run(args) {
+    if (args.includes('--reset')) {
+      const usage = `registry superkey --reset ${TARGET_USAGE}`
+      const { target, rest } = takeTargetOptions(args.filter((a) => a !== '--reset'), usage)
+      if (rest.length > 0) throw usageError(usage, `unexpected ${rest.join(' ')}`)
+      return resetSuperKeyCommand(target)
+    }
     const { url, rest } = await registryTarget(this, args, ['<registryUrl>', '<currentSuperApiKey>', '[<newSuperApiKey>]'])
     const [current, given] = rest as [string, string | undefined]
     const next = given ?? crypto.randomUUID()

@@ -41,11 +41,19 @@ export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | 
   if (verdict?.reason === 'unavailable') return unavailableResponse(`the credentials cannot be checked: ${String(verdict.detail ?? 'the settings table is unavailable')}`)
   const retryAfter = Number(verdict?.retryAfter)
   if (verdict?.reason === 'throttled' && retryAfter > 0) {
-    return text(429, `Too many failed sign-ins from this address: try again in ${retryAfter} seconds.\n`, { 'retry-after': String(retryAfter) })
+    return text(429, `Too many failed sign-ins with this username from this address: try again in ${retryAfter} seconds.\n`, { 'retry-after': String(retryAfter), 'cache-control': 'no-store' })
+  }
+  if (verdict?.reason === 'busy' && retryAfter > 0) {
+    return text(429, `Too many sign-ins are being checked right now: try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.\n`, { 'retry-after': String(retryAfter), 'cache-control': 'no-store' })
   }
   const why = verdict?.reason === 'wrong' ? 'The username or password is wrong.' : verdict?.reason === 'malformed' ? 'The Authorization header is not HTTP basic authentication.' : 'This page needs the Floe username and password.'
-  return text(401, `${why}\n`, { 'www-authenticate': `Basic realm="${REALM}", charset="UTF-8"`, 'cache-control': 'no-store' })
+  return text(401, `${why}\n${PASSWORD_SOURCE}\n`, { 'www-authenticate': `Basic realm="${REALM}", charset="UTF-8"`, 'cache-control': 'no-store' })
 }
+
+/** Where the password comes from, in every 401 answer. */
+export const PASSWORD_SOURCE =
+  "The password is the one set with FLOE_PASSWORD at the first start, or the one generated then and shown on the terminal of 'npm start' (it is written to no log). " +
+  "'npx floe credentials reset' sets a new one and shows it (add --stack <name> for a deployment on AWS)."
 
 /**
  * Wraps a transport-neutral HTTP handler as a Lambda handler for the three

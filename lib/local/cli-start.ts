@@ -8,8 +8,8 @@ import { ensurePrivateDir, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
-import { DynamoCredentialStore } from '../aws/credentials-store'
-import { ensureCredentials, passwordProblem, usernameProblem } from '../core/auth/basic'
+import { passwordProblem, usernameProblem } from '../core/auth/basic'
+import { firstStartSecrets } from './first-start'
 
 /** The data directory of the local stack: `FLOE_DATA_DIR`, or `.floe` in the working directory. */
 export function dataDir(): string {
@@ -99,8 +99,11 @@ export async function startFromCli(): Promise<number> {
     }
     throw err
   }
-  // Let the registry check or create its super API key now, so a generated key
-  // is printed at startup rather than at the first registry request.
+  // The secrets of a first start, shown on this terminal only (never in a log file): the registry's
+  // super API key and the pages' password, when generated. Stored before any request can generate them.
+  const { lines: secretLines, warnings } = await firstStartSecrets(makeClients(stack.endpoints).ddb, stack.names, process.env)
+  for (const w of warnings) log(w)
+  // Let the registry check its super API key now, so a problem shows at startup.
   try {
     const res = await fetch(`${stack.url}/registry-server/api/meta/health`)
     if (!res.ok) log(`registry: ${res.status} ${await res.text()}`)
@@ -109,17 +112,6 @@ export async function startFromCli(): Promise<number> {
   }
   // Tracking design: the organization and API key of FLOE_ORG_ID, FLOE_API_KEY_ID, FLOE_API_KEY, when set.
   await seedTrackingDesign(makeClients(stack.endpoints).ddb, stack.names, process.env, log).catch((err) => log(`tracking design: ${(err as Error).message}`))
-  // The credentials of the pages: FLOE_USERNAME/FLOE_PASSWORD at first start, else generated and shown once.
-  let signIn = ''
-  try {
-    const store = new DynamoCredentialStore(makeClients(stack.endpoints).ddb, stack.names.tables.settings)
-    const r = await ensureCredentials(store, process.env, (u, p) => {
-      signIn = `username ${u}, password ${p}  (generated: shown this once; change it in the control plane)`
-    })
-    if (!signIn) signIn = `username ${r.username}${r.created ? ', password from FLOE_PASSWORD' : ''}`
-  } catch (err) {
-    log(`credentials: ${(err as Error).message}`)
-  }
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
   writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
@@ -130,7 +122,7 @@ export async function startFromCli(): Promise<number> {
       `Floe is up in ${seconds}s`,
       `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
       `  home            ${stack.url}/home  ·  dashboard ${stack.url}/dashboard-ui`,
-      ...(signIn ? [`  sign in         ${signIn}`] : []),
+      ...secretLines,
       `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
       `  Kinesis         ${stack.endpoints.kinesis}`,
       `  S3              ${stack.endpoints.s3}`,

@@ -10,6 +10,7 @@
  * change is seen).
  */
 import { createHash, randomBytes, randomInt, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { Backoff, GateTimeoutError, HashGate } from './limits'
 
 export const REALM = 'Floe'
 export const MIN_PASSWORD_LENGTH = 12
@@ -109,7 +110,8 @@ export interface CredentialStore {
 export type Verdict =
   | { readonly authenticated: true; readonly username: string }
   | { readonly authenticated: false; readonly reason: 'missing' | 'malformed' | 'wrong' }
-  | { readonly authenticated: false; readonly reason: 'throttled'; readonly retryAfterSeconds: number }
+  /** `throttled`: this username from this address failed too often; `busy`: too many passwords are being checked at once. */
+  | { readonly authenticated: false; readonly reason: 'throttled' | 'busy'; readonly retryAfterSeconds: number }
 
 export interface AuthenticatorOptions {
   readonly store: CredentialStore
@@ -117,32 +119,47 @@ export interface AuthenticatorOptions {
   readonly credentialsTtlMs?: number
   /** How long a verified header stays verified without a new hash (default 30 s). */
   readonly verdictTtlMs?: number
-  /** Failed attempts from one address allowed in `failureWindowMs` before it is slowed down (default 5). */
+  /** Failed sign-ins of one username from one address before it waits (default 5). */
   readonly freeFailures?: number
+  /** A username and address's failures are forgotten this long after the last one (default 10 min). */
   readonly failureWindowMs?: number
-  /** Longest wait imposed on an address (default 300 s). */
+  /** Longest wait imposed on a username and address (default 60 s). */
   readonly maxBlockSeconds?: number
+  /** Password hashes computed at once (default 1): scrypt runs on libuv's thread pool, which the rest of the process needs too. */
+  readonly maxConcurrentHashes?: number
+  /** Sign-ins waiting for a hash beyond those (default 4); more are refused with `busy`. */
+  readonly maxQueuedHashes?: number
+  /** Longest wait for a hash (default 3 s), then the sign-in is refused with `busy` (a hash is slow on a loaded machine). */
+  readonly maxHashWaitMs?: number
+  /** How a password is checked against the stored hash (default `verifyCredentials`). */
+  readonly verify?: (stored: StoredCredentials, username: string, password: string) => Promise<boolean>
   readonly now?: () => number
-}
-
-interface Failures {
-  count: number
-  firstAt: number
-  blockedUntil: number
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('base64')
 
 /**
- * Decides requests. Wrong credentials from one address are counted; after
- * `freeFailures` of them within the window, the address waits 2, 4, 8 … (up to
- * `maxBlockSeconds`) seconds between attempts, right or wrong, and is told
- * how long (429, `Retry-After`). A success clears its count.
+ * Decides requests, keeping the cost of sign-ins bounded:
+ * - no `Authorization` header is a challenge (`missing`), never counted nor slowed down;
+ * - a verified header is remembered (`verdictTtlMs`), and concurrent checks of
+ *   the same header share one hash;
+ * - a sign-in is counted as failed for its username and address before its
+ *   hash is computed (and cleared when it turns out right): after
+ *   `freeFailures`, that username from that address waits 2, 4, 8 … up to
+ *   `maxBlockSeconds` seconds between attempts (`throttled`), other addresses
+ *   and usernames are not affected; all usernames other than the stored one
+ *   share one count per address;
+ * - at most `maxConcurrentHashes` hashes run at once, `maxQueuedHashes` more
+ *   wait (at most `maxHashWaitMs`), and further sign-ins are refused at once
+ *   (`busy`, retry in 1 s; not counted as failures).
  */
 export class Authenticator {
   private stored: { value: StoredCredentials | undefined; at: number } | undefined
+  private reading: Promise<StoredCredentials | undefined> | undefined
   private readonly verified = new Map<string, { version: number; username: string; until: number }>()
-  private readonly failures = new Map<string, Failures>()
+  private readonly pending = new Map<string, { version: number; result: Promise<boolean> }>()
+  private readonly backoff: Backoff
+  private readonly gate: HashGate
   private readonly o: Required<Omit<AuthenticatorOptions, 'store'>> & { store: CredentialStore }
 
   constructor(opts: AuthenticatorOptions) {
@@ -151,56 +168,97 @@ export class Authenticator {
       verdictTtlMs: 30_000,
       freeFailures: 5,
       failureWindowMs: 10 * 60_000,
-      maxBlockSeconds: 300,
+      maxBlockSeconds: 60,
+      maxConcurrentHashes: 1,
+      maxQueuedHashes: 4,
+      maxHashWaitMs: 3_000,
+      verify: verifyCredentials,
       now: Date.now,
       ...opts,
     }
+    this.backoff = new Backoff({ freeFailures: this.o.freeFailures, forgetAfterMs: this.o.failureWindowMs, firstWaitSeconds: 2, maxWaitSeconds: this.o.maxBlockSeconds, maxKeys: 10_000 })
+    this.gate = new HashGate(this.o.maxConcurrentHashes, this.o.maxQueuedHashes, this.o.maxHashWaitMs)
   }
 
+  /** The stored credentials; concurrent requests share one read of the store. */
   private async credentials(): Promise<StoredCredentials | undefined> {
     const now = this.o.now()
-    if (!this.stored || now - this.stored.at >= this.o.credentialsTtlMs) this.stored = { value: await this.o.store.get(), at: now }
-    return this.stored.value
+    if (this.stored && now - this.stored.at < this.o.credentialsTtlMs) return this.stored.value
+    if (!this.reading) {
+      const reading = this.o.store.get().then(
+        (value) => {
+          if (this.reading === reading) {
+            this.stored = { value, at: now }
+            this.reading = undefined
+          }
+          return value
+        },
+        (err: unknown) => {
+          if (this.reading === reading) this.reading = undefined
+          throw err
+        },
+      )
+      this.reading = reading
+    }
+    return this.reading
   }
 
   async decide(authorization: string | undefined, sourceIp: string): Promise<Verdict> {
-    const now = this.o.now()
-    const f = this.failures.get(sourceIp)
-    if (f && f.blockedUntil > now) return { authenticated: false, reason: 'throttled', retryAfterSeconds: Math.ceil((f.blockedUntil - now) / 1000) }
     if (authorization === undefined || authorization.trim() === '') return { authenticated: false, reason: 'missing' }
     const parsed = parseBasicAuthorization(authorization)
     if (!parsed) return { authenticated: false, reason: 'malformed' }
     const stored = await this.credentials()
     if (!stored) return { authenticated: false, reason: 'wrong' }
+    // From here to the count below nothing awaits: concurrent sign-ins see each other's counts.
+    const now = this.o.now()
+    const bucket = `${parsed.username === stored.username ? `u:${parsed.username}` : 'other'}\n${sourceIp}`
+    const wait = this.backoff.waitSeconds(bucket, now)
+    if (wait > 0) return { authenticated: false, reason: 'throttled', retryAfterSeconds: wait }
     const key = sha256(authorization.trim())
     const hit = this.verified.get(key)
     if (hit && hit.version === stored.version && hit.until > now) return { authenticated: true, username: hit.username }
-    if (await verifyCredentials(stored, parsed.username, parsed.password)) {
-      if (this.verified.size >= 1000) this.verified.clear()
-      this.verified.set(key, { version: stored.version, username: stored.username, until: now + this.o.verdictTtlMs })
-      this.failures.delete(sourceIp)
-      return { authenticated: true, username: stored.username }
+    let check = this.pending.get(key)
+    let counted = false
+    if (!check || check.version !== stored.version) {
+      if (!this.gate.hasRoom) return { authenticated: false, reason: 'busy', retryAfterSeconds: 1 }
+      this.backoff.fail(bucket, now)
+      counted = true
+      const result = this.gate.run(() => this.o.verify(stored, parsed.username, parsed.password))
+      const entry = { version: stored.version, result }
+      check = entry
+      this.pending.set(key, entry)
+      void result.then(
+        (ok) => {
+          if (this.pending.get(key) === entry) this.pending.delete(key)
+          if (!ok) return
+          if (this.verified.size >= 1000) this.verified.clear()
+          this.verified.set(key, { version: stored.version, username: stored.username, until: this.o.now() + this.o.verdictTtlMs })
+        },
+        () => {
+          if (this.pending.get(key) === entry) this.pending.delete(key)
+        },
+      )
     }
-    this.recordFailure(sourceIp, now)
-    return { authenticated: false, reason: 'wrong' }
-  }
-
-  private recordFailure(ip: string, now: number): void {
-    let f = this.failures.get(ip)
-    if (!f || now - f.firstAt > this.o.failureWindowMs) {
-      f = { count: 0, firstAt: now, blockedUntil: 0 }
-      if (this.failures.size >= 10_000) this.failures.clear()
-      this.failures.set(ip, f)
+    let ok: boolean
+    try {
+      ok = await check.result
+    } catch (err) {
+      if (!(err instanceof GateTimeoutError)) throw err
+      // not checked after all: not a failure
+      if (counted) this.backoff.unfail(bucket)
+      return { authenticated: false, reason: 'busy', retryAfterSeconds: 1 }
     }
-    f.count++
-    const over = f.count - this.o.freeFailures
-    if (over >= 0) f.blockedUntil = now + Math.min(2 ** (over + 1), this.o.maxBlockSeconds) * 1000
+    if (!ok) return { authenticated: false, reason: 'wrong' }
+    this.backoff.clear(bucket)
+    return { authenticated: true, username: stored.username }
   }
 
   /** Forgets the cached credentials and verdicts (after a change of credentials). */
   forget(): void {
     this.stored = undefined
+    this.reading = undefined
     this.verified.clear()
+    this.pending.clear()
   }
 }
 

@@ -67,7 +67,8 @@ export interface RegistryServiceOptions {
   readonly now?: () => Date
   /**
    * Called once when no super key is configured nor stored and one was
-   * generated; the default prints it to stdout (the only time it is shown).
+   * generated; the default says so on stdout without the key (what a
+   * function prints goes to its log, and a secret never does).
    */
   readonly onSuperKeyGenerated?: (key: string) => void
   /** Called with problems that do not fail the request (e.g. static export errors). */
@@ -124,10 +125,11 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       const key = newKey()
       if (await opts.superKeys.putSuperKeyHash(hashKey(key), { onlyIfAbsent: true })) {
         storedSuper = undefined
-        const show = opts.onSuperKeyGenerated ?? ((k: string) => {
+        // The key is shown nowhere by default: a function's output goes to a log, and a secret never does.
+        const show = opts.onSuperKeyGenerated ?? (() => {
           process.stdout.write(
-            `Floe registry: no super API key was configured, generated one: ${k}\n` +
-              `It is shown only this once. Set FLOE_SUPER_API_KEY or change it with 'floe registry superkey'.\n`,
+            `Floe registry: no super API key was configured; one was generated and stored hashed, and is not shown. ` +
+              `Set FLOE_SUPER_API_KEY, or get a new key with 'npx floe registry superkey --reset' (add --stack <name> for a deployment).\n`,
           )
         })
         show(key)

@@ -20,7 +20,7 @@ describe('basic authentication', () => {
       const r = await get(path)
       expect(r.status, path).toBe(401)
       expect(r.headers.get('www-authenticate'), path).toBe('Basic realm="Floe", charset="UTF-8"')
-      expect(await r.text(), path).toMatch(/needs the Floe username and password/)
+      expect(await r.text(), path).toMatch(/needs the Floe username and password\.\nThe password is .*'npx floe credentials reset' sets a new one/)
     }
   })
 
@@ -56,7 +56,7 @@ describe('basic authentication', () => {
     for (let i = 0; i < 6; i++) last = await from('127.0.0.1', basicAuth('floe', `Wrong${i}Password1`))
     expect(last!.status).toBe(429)
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(await last!.text()).toMatch(/Too many failed sign-ins from this address: try again in \d+ seconds/)
+    expect(await last!.text()).toMatch(/Too many failed sign-ins with this username from this address: try again in \d+ seconds/)
     const right = await get('/micro/all', withAuth())
     expect(right.status).toBe(429)
   })

@@ -98,6 +98,85 @@ describe('Authenticator', () => {
     expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'wrong' })
   })
 
+  it('a request without an Authorization header is a challenge: never counted, never slowed down', async () => {
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), freeFailures: 1 })
+    for (let i = 0; i < 50; i++) expect(await auth.decide(undefined, '9.9.9.9')).toEqual({ authenticated: false, reason: 'missing' })
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '9.9.9.9')).authenticated).toBe(true)
+    // even while the address waits after a wrong password, the challenge stays a challenge
+    await auth.decide(header('floe', 'wrongwrongwrong'), '9.9.9.9')
+    expect(await auth.decide(undefined, '9.9.9.9')).toEqual({ authenticated: false, reason: 'missing' })
+    expect(await auth.decide('', '9.9.9.9')).toEqual({ authenticated: false, reason: 'missing' })
+  })
+
+  it('failures are counted before the hash: concurrent wrong sign-ins from one address cost at most freeFailures hashes', async () => {
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), freeFailures: 3, maxQueuedHashes: 1000 })
+    const verdicts = await Promise.all(Array.from({ length: 200 }, (_, i) => auth.decide(header('floe', `wrongPassword${i}`), '6.6.6.6')))
+    expect(verdicts.filter((v) => !v.authenticated && v.reason === 'wrong')).toHaveLength(3)
+    expect(verdicts.filter((v) => !v.authenticated && v.reason === 'throttled')).toHaveLength(197)
+    // the right password from another address is not locked out
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '7.7.7.7')).toEqual({ authenticated: true, username: 'floe' })
+  })
+
+  it('concurrent checks of the same credentials share one hash: a cold cache under load authenticates them all', async () => {
+    let hashes = 0
+    const verify = (s: StoredCredentials, u: string, p: string) => (hashes++, verifyCredentials(s, u, p))
+    // one hash at a time and no queue: any second hash would be refused as busy
+    const store = await storeWith('floe', 'CorrectHorse12')
+    const auth = new Authenticator({ store, maxConcurrentHashes: 1, maxQueuedHashes: 0, verify })
+    const verdicts = await Promise.all(Array.from({ length: 100 }, (_, i) => auth.decide(header('floe', 'CorrectHorse12'), `10.0.0.${i}`)))
+    expect(verdicts.every((v) => v.authenticated)).toBe(true)
+    expect(hashes).toBe(1)
+    // and one read of the stored credentials
+    expect(store.reads).toBe(1)
+  })
+
+  it('bounds the hashes computed at once, and refuses beyond a short queue (busy, retry in 1 s)', async () => {
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), maxConcurrentHashes: 1, maxQueuedHashes: 2 })
+    const verdicts = await Promise.all(Array.from({ length: 10 }, (_, i) => auth.decide(header('floe', `wrongPassword${i}`), `10.0.1.${i}`)))
+    expect(verdicts.filter((v) => !v.authenticated && v.reason === 'wrong')).toHaveLength(3)
+    expect(verdicts.filter((v) => !v.authenticated && v.reason === 'busy')).toEqual(Array(7).fill({ authenticated: false, reason: 'busy', retryAfterSeconds: 1 }))
+    // the queue drains: the next sign-in is checked
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '10.0.1.99')).authenticated).toBe(true)
+  })
+
+  it('a sign-in waits for a hash at most maxHashWaitMs, then is refused as busy and not counted as a failure', async () => {
+    let release!: (ok: boolean) => void
+    const first = new Promise<boolean>((r) => (release = r))
+    const verify = (s: StoredCredentials, u: string, p: string) => (p === 'HangingPassword1' ? first : verifyCredentials(s, u, p))
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), maxConcurrentHashes: 1, maxQueuedHashes: 1, maxHashWaitMs: 20, freeFailures: 1, verify })
+    const hanging = auth.decide(header('floe', 'HangingPassword1'), '3.3.3.3')
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '4.4.4.4')).toEqual({ authenticated: false, reason: 'busy', retryAfterSeconds: 1 })
+    release(false)
+    expect(await hanging).toEqual({ authenticated: false, reason: 'wrong' })
+    // the refused one was not counted: 4.4.4.4 (one free failure) is not made to wait
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '4.4.4.4')).toEqual({ authenticated: true, username: 'floe' })
+  })
+
+  it('the wait is per username and address, capped, and forgotten after the window', async () => {
+    let now = 0
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), now: () => now, freeFailures: 1, maxBlockSeconds: 8, failureWindowMs: 60_000 })
+    // other usernames from this address do not make the owner wait
+    expect(await auth.decide(header('guess', 'wrongwrongwrong'), '5.5.5.5')).toMatchObject({ reason: 'wrong' })
+    expect(await auth.decide(header('nobody', 'wrongwrongwrong'), '5.5.5.5')).toMatchObject({ reason: 'throttled' })
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '5.5.5.5')).authenticated).toBe(true)
+    // the owner's username: waits grow 2, 4, 8, then stay at 8 (the cap)
+    const waits: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const v = await auth.decide(header('floe', `wrongPassword${i}`), '5.5.5.5')
+      expect(v).toMatchObject({ reason: 'wrong' })
+      const w = await auth.decide(header('floe', 'CorrectHorse12'), '5.5.5.5')
+      if (!w.authenticated && w.reason === 'throttled') {
+        waits.push(w.retryAfterSeconds)
+        now += w.retryAfterSeconds * 1000
+      }
+    }
+    expect(waits).toEqual([2, 4, 8, 8, 8])
+    await auth.decide(header('floe', 'wrongPasswordX'), '5.5.5.5')
+    expect(await auth.decide(header('floe', 'CorrectHorse12'), '5.5.5.5')).toMatchObject({ reason: 'throttled' })
+    now += 61_000 // the window after the last failure: forgotten
+    expect((await auth.decide(header('floe', 'CorrectHorse12'), '5.5.5.5')).authenticated).toBe(true)
+  })
+
   it('a change of credentials is seen within the credentials TTL, at once after forget()', async () => {
     let now = 0
     const store = await storeWith('floe', 'CorrectHorse12')
@@ -148,12 +227,18 @@ describe('the answer of a function behind basic authentication', async () => {
       const r = basicAuthRefusal(event(v))!
       expect(r.statusCode).toBe(401)
       expect(r.headers?.['www-authenticate']).toBe('Basic realm="Floe", charset="UTF-8"')
+      // where the password comes from
+      expect(String(r.body)).toMatch(/shown on the terminal of 'npm start'.*'npx floe credentials reset' sets a new one/)
     }
   })
   it('slows down (429, Retry-After) and reports an unavailable credential store (503, Retry-After)', () => {
     const slow = basicAuthRefusal(event({ authenticated: false, reason: 'throttled', retryAfter: 8 }))!
     expect(slow.statusCode).toBe(429)
     expect(slow.headers?.['retry-after']).toBe('8')
+    const busy = basicAuthRefusal(event({ authenticated: false, reason: 'busy', retryAfter: 1 }))!
+    expect(busy.statusCode).toBe(429)
+    expect(busy.headers?.['retry-after']).toBe('1')
+    expect(String(busy.body)).toMatch(/Too many sign-ins are being checked right now: try again in 1 second\./)
     const down = basicAuthRefusal(event({ authenticated: false, reason: 'unavailable', detail: 'ECONNREFUSED' }))!
     expect(down.statusCode).toBe(503)
     expect(down.headers?.['retry-after']).toBe('5')
