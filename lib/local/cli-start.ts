@@ -41,6 +41,13 @@ function claimDataDir(dir: string): void {
   writeFileSync(pidFile, String(process.pid))
 }
 
+/** A URL with its password replaced by `***`, to show. */
+function withoutPassword(url: string): string {
+  const u = new URL(url)
+  if (u.password) u.password = '***'
+  return u.toString()
+}
+
 function timestamp(): string {
   return new Date().toISOString().slice(11, 23)
 }
@@ -114,7 +121,9 @@ export async function startFromCli(): Promise<number> {
   }
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
-  writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
+  // it holds the search store's PostgreSQL URL with its password: readable by this user only
+  rmSync(endpointsFile, { force: true })
+  writeFileSync(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n', { mode: 0o600 })
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
   process.stdout.write(
     [
@@ -129,7 +138,7 @@ export async function startFromCli(): Promise<number> {
       ...(stack.endpoints.postgres
         ? [
             `  search store    ${stack.url}/search-store  ·  Micro API ${stack.url}/micro/all`,
-            `  PostgreSQL      ${stack.endpoints.postgres}  (schema floe)`,
+            `  PostgreSQL      ${withoutPassword(stack.endpoints.postgres)}  (schema floe; the URL with the password is in endpoints.json)`,
           ]
         : []),
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,

@@ -221,28 +221,27 @@ async function startKinesalite(opts: EmulatorOptions, host: string) {
   return { endpoint: `http://${host}:${port}`, stop: () => closeServer(server as any) }
 }
 
-/** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */
+/**
+ * The search store: PGlite (in `search/` of the data directory) served over
+ * PostgreSQL's wire protocol from a worker thread, with a password made at
+ * each start (in the endpoint's URL).
+ */
 async function startPostgres(opts: EmulatorOptions, host: string) {
-  const { openPglite, startAutovacuum } = await import('./search-store')
-  const { servePostgres } = await import('./postgres-server')
+  const { startAutovacuum } = await import('./search-store')
+  const { newPostgresPassword } = await import('./postgres-server')
+  const { startSearchServer } = await import('./search-server')
   const { postgresClient } = await import('../runtime/postgres')
-  const store = await openPglite(opts.dataDir ? join(opts.dataDir, 'search') : undefined)
-  try {
-    const server = await servePostgres(store.pg, { host })
-    const maintenance = postgresClient(server.url)
-    const autovacuum = startAutovacuum(maintenance, { log: (line) => console.error(line) })
-    return {
-      endpoint: server.url,
-      async stop() {
-        await autovacuum.stop()
-        await maintenance.close()
-        await server.close()
-        await store.close()
-      },
-    }
-  } catch (err) {
-    await store.close()
-    throw err
+  const log = opts.log ?? ((line: string) => console.error(line))
+  const server = await startSearchServer({ dir: opts.dataDir ? join(opts.dataDir, 'search') : undefined, host, password: newPostgresPassword(), log })
+  const maintenance = postgresClient(server.url)
+  const autovacuum = startAutovacuum(maintenance, { log })
+  return {
+    endpoint: server.url,
+    async stop() {
+      await autovacuum.stop()
+      await maintenance.close()
+      await server.close()
+    },
   }
 }
 
@@ -270,7 +269,7 @@ async function startS3rver(opts: EmulatorOptions, host: string) {
 
 /**
  * Starts AWS's DynamoDB Local (a Java child process), kinesalite, s3rver and
- * the search store's PostgreSQL (PGlite; in this process), all on loopback.
+ * the search store's PostgreSQL (PGlite; in a worker thread), all on loopback.
  * With `dataDir`, data persists there: `dynamodb/`, `kinesis/`, `s3/`, `search/`.
  */
 export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulators> {

@@ -22,7 +22,7 @@ import { count, search } from '../../lib/core/search/query'
 import { countDocuments, migrate, searchDb } from '../../lib/core/search/store'
 import { encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA } from '../../lib/core/thrift/types'
-import { servePostgres } from '../../lib/local/postgres-server'
+import { newPostgresPassword, servePostgres } from '../../lib/local/postgres-server'
 import { openPglite, startAutovacuum } from '../../lib/local/search-store'
 import { startLocalStack } from '../../lib/local/stack'
 import { postgresClient } from '../../lib/runtime/postgres'
@@ -73,7 +73,7 @@ await enrichedLines(2_000, now) // warm up: schemas resolved and cached, code co
 const { lines, cpuMs } = await enrichedLines(N1, now)
 const enrichRate = (lines.length / cpuMs) * 1000
 const store = await openPglite()
-const server = await servePostgres(store.pg)
+const server = await servePostgres(store.pg, { password: newPostgresPassword() })
 const sql = postgresClient(server.url)
 const db = searchDb(sql, 'bench')
 await migrate(db)
