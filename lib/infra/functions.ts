@@ -169,7 +169,7 @@ export const functions = {
     environment: fromDeployEnvironment('FLOE_SEARCH_RETENTION_DAYS'),
   },
   search: {
-    description: 'The search store API (/search-store, Elasticsearch-shaped) and the Snowplow Micro-compatible API (/micro).',
+    description: 'The search store API (/search-store, Elasticsearch-shaped) and the Snowplow Micro-compatible API (/micro) (FLOE_SEARCH_TIMEOUT_MS: time budget of a request, default 10,000, then a 504).',
     entry: 'functions/search/handler.ts',
     memoryMb: 1024,
     timeoutSeconds: 29,
@@ -183,7 +183,7 @@ export const functions = {
     ],
     auth: 'basic',
     services: ['searchstore', 'registry'],
-    environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+    environment: fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_SEARCH_TIMEOUT_MS'),
   },
   authorizer: {
     description: 'HTTP basic authentication of the single-instance pages and APIs: checks the credentials kept hashed in the settings table (FLOE_USERNAME: the username of a first start; the password is generated and logged once).',

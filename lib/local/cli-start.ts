@@ -44,6 +44,13 @@ function claimDataDir(dir: string): void {
   writePrivateFile(pidFile, String(process.pid))
 }
 
+/** A URL with its password replaced by `***`, to show. */
+function withoutPassword(url: string): string {
+  const u = new URL(url)
+  if (u.password) u.password = '***'
+  return u.toString()
+}
+
 function timestamp(): string {
   return new Date().toISOString().slice(11, 23)
 }
@@ -114,6 +121,7 @@ export async function startFromCli(): Promise<number> {
   await seedTrackingDesign(makeClients(stack.endpoints).ddb, stack.names, process.env, log).catch((err) => log(`tracking design: ${(err as Error).message}`))
   const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
   const endpointsFile = join(dir, 'endpoints.json')
+  // it holds the search store's PostgreSQL URL with its password: readable by this user only
   writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
   process.stdout.write(
@@ -129,7 +137,7 @@ export async function startFromCli(): Promise<number> {
       ...(stack.endpoints.postgres
         ? [
             `  search store    ${stack.url}/search-store  ·  Micro API ${stack.url}/micro/all`,
-            `  PostgreSQL      ${stack.endpoints.postgres}  (schema floe)`,
+            `  PostgreSQL      ${withoutPassword(stack.endpoints.postgres)}  (schema floe; the URL with the password is in endpoints.json)`,
           ]
         : []),
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,

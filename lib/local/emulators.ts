@@ -314,28 +314,27 @@ export async function startKinesalite(opts: EmulatorOptions, host: string, log: 
   }
 }
 
-/** The search store: PGlite (in `search/` of the data directory) served over PostgreSQL's wire protocol. */
+/**
+ * The search store: PGlite (in `search/` of the data directory) served over
+ * PostgreSQL's wire protocol from a worker thread, with a password made at
+ * each start (in the endpoint's URL).
+ */
 async function startPostgres(opts: EmulatorOptions, host: string) {
-  const { openPglite, startAutovacuum } = await import('./search-store')
-  const { servePostgres } = await import('./postgres-server')
+  const { startAutovacuum } = await import('./search-store')
+  const { newPostgresPassword } = await import('./postgres-server')
+  const { startSearchServer } = await import('./search-server')
   const { postgresClient } = await import('../runtime/postgres')
-  const store = await openPglite(opts.dataDir ? join(opts.dataDir, 'search') : undefined)
-  try {
-    const server = await servePostgres(store.pg, { host })
-    const maintenance = postgresClient(server.url)
-    const autovacuum = startAutovacuum(maintenance, { log: (line) => console.error(line) })
-    return {
-      endpoint: server.url,
-      async stop() {
-        await autovacuum.stop()
-        await maintenance.close()
-        await server.close()
-        await store.close()
-      },
-    }
-  } catch (err) {
-    await store.close()
-    throw err
+  const log = opts.log ?? ((line: string) => console.error(line))
+  const server = await startSearchServer({ dir: opts.dataDir ? join(opts.dataDir, 'search') : undefined, host, password: newPostgresPassword(), log })
+  const maintenance = postgresClient(server.url)
+  const autovacuum = startAutovacuum(maintenance, { log })
+  return {
+    endpoint: server.url,
+    async stop() {
+      await autovacuum.stop()
+      await maintenance.close()
+      await server.close()
+    },
   }
 }
 
@@ -363,7 +362,7 @@ async function startS3rver(opts: EmulatorOptions, host: string, log: (l: string)
 
 /**
  * Starts AWS's DynamoDB Local (a Java child process), kinesalite, s3rver and
- * the search store's PostgreSQL (PGlite; in this process), each listening on
+ * the search store's PostgreSQL (PGlite, in a worker thread), each listening on
  * `host` only (default 127.0.0.1). With `dataDir`, data persists there:
  * `dynamodb/`, `kinesis/`, `s3/`, `search/`; the directory and those it holds are 0700.
  */

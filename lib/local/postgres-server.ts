@@ -10,12 +10,17 @@
  * protocol's Parse/Bind/Execute of two connections never interleave, and a
  * transaction is never shared. A connection that closes mid-transaction has
  * it rolled back.
+ *
+ * A client signs in as user `postgres` with the server's password (MD5
+ * challenge, which `pg`, `psql` and every libpq client answer); anything else
+ * is refused (`28P01`) before PGlite sees a byte.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import type { PGlite } from '@electric-sql/pglite'
 
 export interface PostgresServer {
-  /** `postgres://postgres@host:port/postgres` */
+  /** `postgres://postgres:<password>@host:port/postgres` */
   readonly url: string
   readonly port: number
   close(): Promise<void>
@@ -25,6 +30,8 @@ const SSL_REQUEST = 80877103
 const GSS_REQUEST = 80877104
 const CANCEL_REQUEST = 80877102
 const PROTOCOL_3 = 196608
+/** Largest message accepted from a client (PostgreSQL's own limit is 1 GB; the search store's statements are small). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 /** A FIFO lock over the one session. */
 class SessionLock {
@@ -58,7 +65,38 @@ class SessionLock {
   }
 }
 
-export async function servePostgres(db: PGlite, opts: { host?: string; port?: number; maxConnections?: number } = {}): Promise<PostgresServer> {
+export const POSTGRES_USER = 'postgres'
+
+/** A new random password for the server (URL-safe). */
+export const newPostgresPassword = () => randomBytes(18).toString('base64url')
+
+export interface ServeOptions {
+  /** The password of user `postgres`; required: the server accepts no one without it. */
+  readonly password: string
+  readonly host?: string
+  readonly port?: number
+  readonly maxConnections?: number
+  /** Told when PGlite starts (true) and ends (false) a message: a watchdog can see a statement that never ends. */
+  readonly onBusy?: (busy: boolean) => void
+}
+
+const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex')
+
+/** The password message an MD5-authenticating client sends: `md5` + md5(md5(password + user) + salt). */
+export function md5Answer(password: string, user: string, salt: Buffer): string {
+  return `md5${md5(Buffer.concat([Buffer.from(md5(password + user)), salt]))}`
+}
+
+/** The parameters (`user`, `database`, …) of a protocol-3 startup message. */
+function startupParams(msg: Buffer): Record<string, string> {
+  const parts = msg.subarray(8).toString('utf8').split('\0')
+  const out: Record<string, string> = {}
+  for (let i = 0; i + 1 < parts.length && parts[i] !== ''; i += 2) out[parts[i]!] = parts[i + 1]!
+  return out
+}
+
+export async function servePostgres(db: PGlite, opts: ServeOptions): Promise<PostgresServer> {
+  if (!opts.password) throw new Error('servePostgres needs a password')
   const host = opts.host ?? '127.0.0.1'
   const max = opts.maxConnections ?? 32
   const lock = new SessionLock()
@@ -75,12 +113,15 @@ export async function servePostgres(db: PGlite, opts: { host?: string; port?: nu
     const id = ++nextId
     let buffer: Buffer = Buffer.alloc(0)
     let started = false
+    /** The startup message and salt while the password is awaited. */
+    let signingIn: { startup: Buffer; user: string; salt: Buffer } | undefined
     let chain = Promise.resolve()
     let closed = false
 
     const handle = async (message: Buffer, endsExchange: boolean) => {
       await lock.acquire(id)
       if (closed) return void lock.release(id)
+      opts.onBusy?.(true)
       try {
         await db.execProtocolRawStream(new Uint8Array(message), {
           onRawData: (d) => {
@@ -90,6 +131,7 @@ export async function servePostgres(db: PGlite, opts: { host?: string; port?: nu
       } catch (err) {
         if (!socket.destroyed) socket.write(errorResponse('XX000', (err as Error).message))
       }
+      opts.onBusy?.(false)
       if (endsExchange && (db.closed || !db.isInTransaction())) lock.release(id)
     }
 
@@ -99,6 +141,10 @@ export async function servePostgres(db: PGlite, opts: { host?: string; port?: nu
           if (buffer.length < 8) return
           const len = buffer.readInt32BE(0)
           const code = buffer.readInt32BE(4)
+          if (len < 8 || len > 10_000) {
+            socket.end(errorResponse('08P01', `invalid startup packet length ${len}`))
+            return
+          }
           if (buffer.length < len) return
           const msg = buffer.subarray(0, len)
           buffer = buffer.subarray(len)
@@ -112,16 +158,38 @@ export async function servePostgres(db: PGlite, opts: { host?: string; port?: nu
             return
           }
           started = true
-          const copy = Buffer.from(msg)
-          chain = chain.then(() => handle(copy, true))
+          const salt = randomBytes(4)
+          signingIn = { startup: Buffer.from(msg), user: startupParams(msg).user ?? '', salt }
+          const challenge = Buffer.alloc(13)
+          challenge.write('R', 0)
+          challenge.writeInt32BE(12, 1)
+          challenge.writeInt32BE(5, 5) // AuthenticationMD5Password
+          salt.copy(challenge, 9)
+          socket.write(challenge)
           continue
         }
         if (buffer.length < 5) return
         const len = 1 + buffer.readInt32BE(1)
+        if (len < 5 || len > MAX_MESSAGE_BYTES) {
+          socket.end(errorResponse('08P01', `invalid message length ${len - 1}`))
+          return
+        }
         if (buffer.length < len) return
         const type = String.fromCharCode(buffer[0]!)
         const copy = Buffer.from(buffer.subarray(0, len))
         buffer = buffer.subarray(len)
+        if (signingIn) {
+          const s = signingIn
+          const given = type === 'p' ? copy.subarray(5, copy.indexOf(0, 5) < 0 ? len : copy.indexOf(0, 5)) : Buffer.alloc(0)
+          const expected = Buffer.from(md5Answer(opts.password, POSTGRES_USER, s.salt))
+          if (s.user !== POSTGRES_USER || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+            socket.end(errorResponse('28P01', `password authentication failed for user "${s.user}"`))
+            return
+          }
+          signingIn = undefined
+          chain = chain.then(() => handle(s.startup, true))
+          continue
+        }
         if (type === 'X') {
           socket.end()
           return
@@ -155,7 +223,7 @@ export async function servePostgres(db: PGlite, opts: { host?: string; port?: nu
   })
   const { port } = server.address() as AddressInfo
   return {
-    url: `postgres://postgres@${host}:${port}/postgres`,
+    url: `postgres://${POSTGRES_USER}:${encodeURIComponent(opts.password)}@${host}:${port}/postgres`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

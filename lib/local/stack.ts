@@ -8,7 +8,7 @@ import { defaultResolver } from '../core/iglu/resolver-config'
 import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type ResourceNames } from '../infra/resources'
 import { schemaForPrefix } from '../core/search/store'
-import { retentionDays } from '../core/search/settings'
+import { retentionDays, searchTimeoutMs } from '../core/search/settings'
 import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
@@ -85,6 +85,7 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
+  searchTimeoutMs({ ...process.env, ...opts.environment })
   schemaCacheSeconds({ ...process.env, ...opts.environment })
   const logsDir = opts.logsDir ?? (opts.dataDir === undefined ? undefined : join(opts.dataDir, 'logs'))
   const logFiles = logsDir === undefined ? undefined : openLogs(logsDir, logMaxBytes({ ...process.env, ...opts.environment }))

@@ -18,7 +18,7 @@ import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, to
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
 import { asSelfDescribing, keepEntityAnswer, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, validateEntityCached, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
 import { compactJson, flat, parseJson, quote, Raw, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
-import { compression, DECOMPRESSOR, loadThrift, unpackCompressed, type LoadedPayload } from './payload'
+import { compression, DECOMPRESSOR, loadThrift, MAX_DECOMPRESSED_BYTES, unpackCompressed, type LoadedPayload } from './payload'
 import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
 import { instant } from './time'
 import { transform, type AtomicError } from './transform'
@@ -161,13 +161,19 @@ export class Enricher {
         return pending === undefined ? out : pending.then(() => out)
       }
       const u = unpackCompressed(record, kind, this.settings.maxBytesSinglePayload)
-      if (u.failure !== undefined || u.oversized.length > 0) {
+      if (u.failure !== undefined || u.oversized.length > 0 || u.tooLarge !== undefined) {
         const p = this.settings.processor
         const at = batch.etlTimestamp
         const max = this.settings.maxBytesSinglePayload ?? 10_000_000
         // as Snowplow's: the decompressor is named, and the bad row carries the whole record
-        const decompression = `Collector payload will exceed maximum allowed size of ${max} after ${kind === 'gzip' ? 'Gzip' : 'Zstd'} decompression`
+        const exceeds = (n: number) => `Collector payload will exceed maximum allowed size of ${n} after ${kind === 'gzip' ? 'Gzip' : 'Zstd'} decompression`
+        const decompression = exceeds(max)
         const b64 = Buffer.from(record).toString('base64')
+        if (u.tooLarge !== undefined) {
+          // a record that unpacks to more than a record may: one size violation, nothing read from it
+          out.payloads++
+          this.bad(out, 'size_violation', sizeViolation(p, at, MAX_DECOMPRESSED_BYTES, u.tooLarge, exceeds(MAX_DECOMPRESSED_BYTES), b64), at)
+        }
         for (const actual of u.oversized) {
           out.payloads++
           this.bad(out, 'size_violation', sizeViolation(p, at, max, actual, decompression, b64), at)

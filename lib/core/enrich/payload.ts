@@ -226,10 +226,39 @@ export interface Unpacked {
   readonly payloads: Uint8Array[]
   readonly oversized: number[]
   readonly failure?: string
+  /** The record decompresses to more than `MAX_DECOMPRESSED_BYTES`: at least this many bytes (decompression stopped there, nothing read). */
+  readonly tooLarge?: number
 }
 
-/** The most a compressed record may decompress to (a stream record is at most 1 MB compressed). */
-export const MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
+/**
+ * The most a compressed record may decompress to: a stream record is at most
+ * 1 MB compressed (10 MiB on Kinesis at most) and holds payloads of at most
+ * `maxBytesSinglePayload` (10 MB by default). Decompression stops as soon
+ * as it passes this, so a bomb costs at most this much memory and the time to
+ * inflate it (tens of milliseconds), whatever it would unpack to.
+ */
+export const MAX_DECOMPRESSED_BYTES = 32 * 1024 * 1024
+
+/**
+ * `bytes` decompressed, or `tooLarge` (a lower bound of the size) as soon as
+ * the output passes `max`, with no more than `max` bytes ever held. Corrupt
+ * input throws.
+ */
+export function inflate(bytes: Uint8Array, kind: 'gzip' | 'zstd', max = MAX_DECOMPRESSED_BYTES): { data: Buffer } | { tooLarge: number } {
+  if (kind === 'zstd') {
+    const declared = zstdDeclaredSizes(bytes)
+    if (declared !== 'corrupt' && declared.some((n) => n > max)) return { tooLarge: Math.max(...declared) }
+    const data = zstdDecompress(bytes, max)
+    return data === undefined ? { tooLarge: max + 1 } : { data }
+  }
+  try {
+    // zlib inflates into 16 KB chunks and stops at the first one past maxOutputLength
+    return { data: gunzipSync(bytes, { maxOutputLength: max }) }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { tooLarge: max + 1 }
+    throw err
+  }
+}
 
 /**
  * zstd-decompresses `bytes` (every frame), in small steps so that the
@@ -302,17 +331,19 @@ export function zstdDeclaredSizes(bytes: Uint8Array): number[] | 'corrupt' {
  * write them): decompressed, header bytes `1, 1`, then
  * `[i32 length][Thrift payload]` until the end.
  */
-export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000): Unpacked {
+export function unpackCompressed(bytes: Uint8Array, kind: 'gzip' | 'zstd', maxBytesSinglePayload = 10_000_000, maxDecompressed = MAX_DECOMPRESSED_BYTES): Unpacked {
   const payloads: Uint8Array[] = []
   const oversized: number[] = []
   const corrupt = { payloads, oversized, failure: 'corrupt compressed payload' }
-  let data: Buffer | undefined
+  let data: Buffer
   try {
-    data = kind === 'gzip' ? gunzipSync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES }) : zstdDecompress(bytes)
+    const r = inflate(bytes, kind, maxDecompressed)
+    if ('tooLarge' in r) return { payloads, oversized, tooLarge: r.tooLarge }
+    data = r.data
   } catch {
     return corrupt
   }
-  if (data === undefined || data.length < 2) return corrupt
+  if (data.length < 2) return corrupt
   if (data[0] !== 1 || data[1] !== 1) return { payloads, oversized, failure: `Unsupported versions in compressed record header: ${data[0]}, ${data[1]}` }
   let pos = 2
   while (pos < data.length) {

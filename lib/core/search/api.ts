@@ -3,18 +3,23 @@
  * (Elasticsearch 7-shaped: `_count`, `_search`, deleting an index) and
  * `/micro/*` (Snowplow Micro's API). The store is reached through `db()`,
  * called per request, so a store that is down is a 503 for that request and
- * the next one tries again.
+ * the next one tries again. Every request has a time budget (`timeoutMs`):
+ * past it the answer is a 504 (the statement is abandoned; the local store
+ * ends one that runs far longer, see `lib/local/search-server.ts`).
  */
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
 import { micro, type MicroDeps } from './micro'
 import { count, esErrorBody, search, searchIndex, type EsError, type SearchRequest } from './query'
+import { DEFAULT_SEARCH_TIMEOUT_MS } from './settings'
 import { deleteIndex, type SearchDb } from './store'
 
 export interface SearchApiDeps extends MicroDeps {
   db(): Promise<SearchDb>
   /** The product version shown by `GET /search-store`. */
   readonly version: string
+  /** The time budget of one request (default 10 s): past it, a 504. */
+  readonly timeoutMs?: number
 }
 
 /** Largest request body accepted (a query is small; this bounds parsing work). */
@@ -89,14 +94,32 @@ async function searchStore(req: HttpRequest, deps: SearchApiDeps): Promise<HttpR
   return out.ok ? json(200, out.value) : fail(out.error)
 }
 
+/** `work`'s answer, or `late()` when it has not answered within `ms` (its outcome is then dropped). */
+async function within<T>(ms: number, work: Promise<T>, late: () => T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late()), ms)))
+  work.catch(() => {}) // an abandoned request's failure is nobody's to handle
+  try {
+    return await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** The `/search-store` and `/micro` handler. */
 export function searchApi(deps: SearchApiDeps): HttpHandler {
+  const budget = deps.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS
   return async (req) => {
-    if (req.path === '/search-store' || req.path.startsWith('/search-store/')) return searchStore(req, deps)
+    if (req.path === '/search-store' || req.path.startsWith('/search-store/')) {
+      return within(budget, searchStore(req, deps), () => fail({ status: 504, type: 'timeout_exception', reason: `the search took longer than its budget of ${budget} ms and was abandoned: narrow the query (fewer wildcard terms, a field instead of any field, a time range)` }))
+    }
     if (req.path.startsWith('/micro/') || req.path === '/micro') {
       if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)
-      const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
-      return { statusCode: r.status, headers: r.headers, body: r.body }
+      const work = (async (): Promise<HttpResponse> => {
+        const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
+        return { statusCode: r.status, headers: r.headers, body: r.body }
+      })()
+      return within(budget, work, () => text(504, `The request took longer than its budget of ${budget} ms and was abandoned`))
     }
     return text(404, 'Not Found')
   }

@@ -6,7 +6,7 @@
  * `minimum_should_match`). Anything else is refused by name, never ignored.
  */
 import { parseQueryString } from './lucene'
-import { refuse, wildcardPattern, type Bound, type Query } from './query-tree'
+import { MAX_CLAUSES, MAX_DEPTH, refuse, wildcardPattern, type Bound, type Query } from './query-tree'
 
 const KNOWN_UNSUPPORTED = new Set([
   'fuzzy', 'regexp', 'match_bool_prefix', 'match_phrase_prefix', 'multi_match', 'combined_fields', 'simple_query_string', 'intervals',
@@ -16,8 +16,6 @@ const KNOWN_UNSUPPORTED = new Set([
 ])
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
-const MAX_DEPTH = 32
-const MAX_CLAUSES = 1024
 
 /** Parses a `query` object. */
 export function parseDsl(q: unknown, depth = 0, budget = { clauses: 0 }): Query {

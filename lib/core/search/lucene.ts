@@ -7,10 +7,13 @@
  * results are not scored). Regular expressions (`/…/`) and fuzzy or
  * proximity searches (`~`) are refused by name.
  *
+ * A query nested deeper than `MAX_DEPTH` groups or with more than
+ * `MAX_CLAUSES` terms is refused, as the query DSL is (400).
+ *
  * Every value is analysed as Snowplow Mini's indices analyse it (the keyword
  * analyser): a term or a phrase matches the whole value, case-sensitively.
  */
-import { refuse, type Bound, type Query } from './query-tree'
+import { MAX_CLAUSES, MAX_DEPTH, refuse, type Bound, type Query } from './query-tree'
 
 export interface QueryStringOptions {
   /** The field of terms without one (`*`: any field). */
@@ -35,6 +38,8 @@ type Item = { q: Query; not: boolean; op: 'AND' | 'OR' | null }
 
 class Parser {
   pos = 0
+  depth = 0
+  clauses = 0
   constructor(
     readonly s: string,
     readonly defaultOp: 'OR' | 'AND',
@@ -105,8 +110,9 @@ class Parser {
   }
 
   clause(field: string): Query {
+    if (++this.clauses > MAX_CLAUSES) throw refuse(`the query has more than ${MAX_CLAUSES} clauses`, 'too_many_clauses')
     if (this.symbol('(')) {
-      const q = this.expression(field, true)
+      const q = this.group(field)
       if (!this.symbol(')')) this.fail("')' was expected")
       this.boost()
       return q
@@ -132,7 +138,7 @@ class Parser {
       if (this.done()) this.fail(`a value was expected for field [${name}]`)
       if (this.s[this.pos] === '(') {
         this.pos++
-        const q = this.expression(name, true)
+        const q = this.group(name)
         if (!this.symbol(')')) this.fail("')' was expected")
         this.boost()
         return q
@@ -141,6 +147,14 @@ class Parser {
     }
     this.pos = start
     return this.value(field)
+  }
+
+  /** The inside of a group `( … )`, its opening parenthesis read. */
+  group(field: string): Query {
+    if (++this.depth > MAX_DEPTH) throw refuse(`the query is nested deeper than ${MAX_DEPTH} levels`)
+    const q = this.expression(field, true)
+    this.depth--
+    return q
   }
 
   /** A value for `field`: a phrase, a range, a comparison or a term. */

@@ -20,6 +20,11 @@ export class Refusal extends Error {
   }
 }
 
+/** Deepest nesting of a query (DSL `bool`s, query-string groups). */
+export const MAX_DEPTH = 32
+/** Most clauses in one query (DSL clauses, query-string terms), as Elasticsearch's `indices.query.bool.max_clause_count`. */
+export const MAX_CLAUSES = 1024
+
 export const refuse = (reason: string, type = 'parsing_exception', status = 400) => new Refusal({ status, type, reason })
 
 /** The Elasticsearch error body. */

@@ -8,3 +8,19 @@ export function retentionDays(env: Readonly<Record<string, string | undefined>>)
   if (!Number.isInteger(n) || n < 1 || n > 3650) throw new Error(`FLOE_SEARCH_RETENTION_DAYS must be a whole number of days from 1 to 3650, not '${raw}'`)
   return n
 }
+
+/** The default time budget of one search-store request. */
+export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000
+
+/**
+ * The time budget of one search-store request (`FLOE_SEARCH_TIMEOUT_MS`,
+ * default 10,000, from 100 to 25,000 ms: under the search function's 29 s
+ * timeout behind API Gateway): past it the answer is a 504.
+ */
+export function searchTimeoutMs(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.FLOE_SEARCH_TIMEOUT_MS
+  if (raw === undefined || raw === '') return DEFAULT_SEARCH_TIMEOUT_MS
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 100 || n > 25_000) throw new Error(`FLOE_SEARCH_TIMEOUT_MS must be a whole number of milliseconds from 100 to 25000, not '${raw}'`)
+  return n
+}

@@ -2,9 +2,12 @@
  * PGlite over the wire: `pg` clients on separate connections run
  * parameterised statements and transactions at the same time without their
  * exchanges interleaving, a client that disconnects mid-transaction has it
- * rolled back, the search store works through it in its own schema, and the
- * maintenance PGlite lacks (autovacuum) runs on PostgreSQL's thresholds.
+ * rolled back, the search store works through it in its own schema, the
+ * maintenance PGlite lacks (autovacuum) runs on PostgreSQL's thresholds, and
+ * only user `postgres` with the server's password gets in.
  */
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { countDocuments, migrate, schemaForPrefix, searchDb } from '../../../lib/core/search/store'
@@ -18,7 +21,7 @@ let store: Awaited<ReturnType<typeof openPglite>>
 let server: PostgresServer
 beforeAll(async () => {
   store = await openPglite()
-  server = await servePostgres(store.pg)
+  server = await servePostgres(store.pg, { password: 'test-password' })
 })
 afterAll(async () => {
   await server?.close()
@@ -26,6 +29,35 @@ afterAll(async () => {
 })
 
 describe('PGlite over the wire', () => {
+  it('refuses a wrong password, a missing one and another user; lets the URL in, with pg and psql', async () => {
+    const attempt = async (url: string) => {
+      const c = new pg.Client({ connectionString: url })
+      c.on('error', () => {})
+      try {
+        await c.connect()
+        return (await c.query<{ x: number }>('SELECT 7 AS x')).rows[0]!.x
+      } catch (err) {
+        return (err as { code?: string }).code
+      } finally {
+        await c.end().catch(() => {})
+      }
+    }
+    const u = new URL(server.url)
+    expect(u.username).toBe('postgres')
+    expect(u.password).toBe('test-password')
+    expect(await attempt(server.url)).toBe(7)
+    expect(await attempt(server.url.replace(':test-password@', ':wrong@'))).toBe('28P01')
+    expect(await attempt(server.url.replace(':test-password@', '@'))).toBe('28P01')
+    expect(await attempt(server.url.replace('postgres:test-password@', 'admin:test-password@'))).toBe('28P01')
+    const psql = ['/usr/bin/psql', '/usr/local/bin/psql'].find((p) => existsSync(p))
+    if (psql) {
+      const run = (url: string) =>
+        new Promise<{ code: number; out: string }>((resolve) => execFile(psql, [url, '-AtXc', 'SELECT 40 + 2'], { env: { ...process.env, PGPASSWORD: '', PGCONNECT_TIMEOUT: '10' } }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })))
+      expect(await run(server.url)).toEqual({ code: 0, out: '42\n' })
+      expect((await run(server.url.replace(':test-password@', ':wrong@'))).out).toMatch(/password authentication failed/)
+    }
+  })
+
   it('keeps concurrent connections’ extended-protocol exchanges and transactions apart', async () => {
     await store.pg.exec('CREATE TABLE wire_t (k text PRIMARY KEY, n int)')
     const clients = Array.from({ length: 6 }, () => new pg.Client({ connectionString: server.url }))

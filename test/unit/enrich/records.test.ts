@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { Enricher, type RecordOutcome } from '../../../lib/core/enrich/enrich'
-import { MAX_DECOMPRESSED_BYTES, zstdDeclaredSizes, zstdDecompress } from '../../../lib/core/enrich/payload'
+import { inflate, MAX_DECOMPRESSED_BYTES, zstdDeclaredSizes, zstdDecompress } from '../../../lib/core/enrich/payload'
 import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
 import { defaultResolver, defaultResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
 import { badRows, batch, columns, payload, tp2 } from './helpers'
@@ -132,7 +132,6 @@ describe('records', () => {
       [readFileSync(new URL('../../fixtures/enrich/three-events.zst', import.meta.url)).subarray(0, 100), 'corrupt compressed payload'],
       [zstdFrame(Buffer.from([2, 1, 0, 0, 0, 0])), 'Unsupported versions in compressed record header: 2, 1'],
       [zstdFrame(Buffer.from([1, 1, 0, 0, 0, 50, 1, 2])), 'corrupt compressed payload'],
-      [zstdFrame(Buffer.alloc(0), { declare: MAX_DECOMPRESSED_BYTES + 1 }), 'corrupt compressed payload'],
     ]
     for (const [record, message] of cases) {
       const o = await e.enrichRecord(record, batch())
@@ -160,6 +159,47 @@ describe('records', () => {
       expect(rows[0].data.payload).toBe(record.toString('base64'))
       // the payload after the oversized one is still enriched
       expect(o.outputs.filter((x) => x.kind === 'good').map((x) => columns((x as { tsv: string }).tsv).app_id)).toEqual(['after'])
+    }
+  })
+
+  /** A gzip bomb: a record whose header announces one payload of `mb` MB of zeros (gzip members of 8 MB of zeros each, concatenated). */
+  const bomb = (mb: number) => {
+    const head = Buffer.alloc(6)
+    head[0] = 1
+    head[1] = 1
+    head.writeInt32BE(mb * 1024 * 1024, 2)
+    const zeros = gzipSync(Buffer.alloc(8 * 1024 * 1024), { level: 9 })
+    return Buffer.concat([gzipSync(head), ...Array.from({ length: Math.ceil(mb / 8) }, () => zeros)])
+  }
+
+  it('stops inflating a gzip bomb at the limit, holding no more than the limit', () => {
+    const b = bomb(104)
+    expect(b.length).toBeLessThan(200_000)
+    expect(inflate(b, 'gzip', 1024 * 1024)).toEqual({ tooLarge: 1024 * 1024 + 1 })
+    const r = inflate(b, 'gzip')
+    expect('tooLarge' in r && r.tooLarge).toBe(MAX_DECOMPRESSED_BYTES + 1)
+    expect((inflate(gzipSync(Buffer.alloc(1000)), 'gzip', 1000) as { data: Buffer }).data.length).toBe(1000)
+    expect(inflate(zstdFrame(Buffer.alloc(0), { declare: 2 ** 40 }), 'zstd')).toEqual({ tooLarge: 2 ** 40 })
+    expect(inflate(zstdFrame(Buffer.alloc(0), { rle: { byte: 0x41, blocks: 64 } }), 'zstd', 1024 * 1024)).toEqual({ tooLarge: 1024 * 1024 + 1 })
+  })
+
+  it('turns a record that unpacks beyond the limit (gzip or zstd bomb) into one size violation, as Snowplow words it', async () => {
+    const e = fresh()
+    const cases: [Buffer, string, number][] = [
+      [bomb(104), 'Gzip', MAX_DECOMPRESSED_BYTES + 1],
+      [bomb(600), 'Gzip', MAX_DECOMPRESSED_BYTES + 1],
+      [zstdFrame(Buffer.alloc(0), { declare: 2 ** 40 }), 'Zstd', 2 ** 40],
+    ]
+    for (const [record, name, actual] of cases) {
+      const before = process.memoryUsage().rss
+      const o = await e.enrichRecord(record, batch())
+      // loosely: nowhere near the hundreds of megabytes the record unpacks to
+      expect(process.memoryUsage().rss - before).toBeLessThan(4 * MAX_DECOMPRESSED_BYTES)
+      const rows = badRows(o)
+      expect(rows, name).toHaveLength(1)
+      expect(rows[0].schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0')
+      expect(rows[0].data.failure).toMatchObject({ maximumAllowedSizeBytes: MAX_DECOMPRESSED_BYTES, actualSizeBytes: actual, expectation: `Collector payload will exceed maximum allowed size of ${MAX_DECOMPRESSED_BYTES} after ${name} decompression` })
+      expect(rows[0].data.payload).toBe(record.toString('base64'))
     }
   })
 

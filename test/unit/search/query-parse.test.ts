@@ -68,6 +68,22 @@ describe('query string', () => {
   })
 })
 
+describe('query string limits, the same as the DSL’s', () => {
+  it('refuses nesting deeper than 32 groups (5,000 parentheses: a 400, not a stack overflow)', () => {
+    expect(refusal(() => parseQueryString(`${'('.repeat(5000)}a${')'.repeat(5000)}`))).toMatchObject({ status: 400, type: 'parsing_exception', reason: expect.stringMatching(/nested deeper than 32/) })
+    expect(refusal(() => parseQueryString(`f:${'('.repeat(40)}a${')'.repeat(40)}`))).toMatchObject({ status: 400, reason: expect.stringMatching(/nested deeper than 32/) })
+    expect(refusal(() => parseDsl({ query_string: { query: `${'('.repeat(33)}a${')'.repeat(33)}` } }))).toMatchObject({ status: 400 })
+    expect(parseQueryString(`${'('.repeat(32)}a:1${')'.repeat(32)}`)).toEqual(eq('a', '1'))
+  })
+
+  it('refuses more than 1,024 clauses', () => {
+    const terms = (n: number) => Array.from({ length: n }, (_, i) => `f:v${i}`).join(' OR ')
+    expect(refusal(() => parseQueryString(terms(1025)))).toMatchObject({ status: 400, type: 'too_many_clauses', reason: expect.stringMatching(/more than 1024 clauses/) })
+    expect(refusal(() => parseQueryString(`(${terms(600)}) AND (${terms(600)})`))).toMatchObject({ status: 400, type: 'too_many_clauses' })
+    expect(parseQueryString(terms(1000))).toMatchObject({ kind: 'bool' })
+  })
+})
+
 describe('query DSL', () => {
   it('parses the supported queries', () => {
     expect(parseDsl({ match_all: {} })).toEqual({ kind: 'all' })

@@ -1,0 +1,4 @@
+// The search store's worker thread: loads its TypeScript through tsx (as bin/floe.mjs does).
+import { register } from 'tsx/esm/api'
+register()
+await import('./search-worker.ts')

@@ -1,0 +1,45 @@
+/**
+ * Runs in the search store's worker thread (see `search-server.ts`): PGlite
+ * on the data directory and the PostgreSQL wire server in front of it, so
+ * neither a slow statement nor the socket's traffic ever holds the main
+ * thread. Tells the parent its port and when it has closed (PGlite
+ * flushed) after a `close` message, and shows it in shared memory since when
+ * PGlite has been running its current message.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { servePostgres } from './postgres-server'
+import { openPglite } from './search-store'
+
+export interface SearchWorkerData {
+  readonly dir?: string
+  readonly host: string
+  readonly port: number
+  readonly password: string
+  /** `[0]`: when PGlite started the message it is running (epoch ms), 0 when idle. */
+  readonly busySince: BigInt64Array
+}
+
+export type SearchWorkerMessage = { t: 'ready'; port: number; url: string } | { t: 'closed' } | { t: 'failed'; message: string }
+
+const data = workerData as SearchWorkerData
+const post = (m: SearchWorkerMessage) => parentPort!.postMessage(m)
+
+try {
+  const store = await openPglite(data.dir)
+  const server = await servePostgres(store.pg, { host: data.host, port: data.port, password: data.password, onBusy: (busy) => void Atomics.store(data.busySince, 0, busy ? BigInt(Date.now()) : 0n) }).catch(async (err) => {
+    await store.close()
+    throw err
+  })
+  parentPort!.on('message', (m: { t: string }) => {
+    if (m.t !== 'close') return
+    void (async () => {
+      await server.close()
+      await store.close()
+      post({ t: 'closed' })
+      parentPort!.close()
+    })()
+  })
+  post({ t: 'ready', port: server.port, url: server.url })
+} catch (err) {
+  post({ t: 'failed', message: (err as Error).message })
+}
