@@ -51,6 +51,14 @@ function withoutPassword(url: string): string {
   return u.toString()
 }
 
+/**
+ * The address of the emulators for a gateway on `host`: the emulators check no
+ * credentials, so they stay on loopback whatever address the gateway is given.
+ */
+export function emulatorHostFor(host: string): string {
+  return host.startsWith('127.') ? host : '127.0.0.1'
+}
+
 function timestamp(): string {
   return new Date().toISOString().slice(11, 23)
 }
@@ -81,7 +89,8 @@ export async function startFromCli(): Promise<number> {
     return 2
   }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
-  if (host === '0.0.0.0') log('FLOE_HOST is 0.0.0.0: every server (DynamoDB Local, which accepts any credentials, too) is reachable from other machines')
+  const emulatorHost = emulatorHostFor(host)
+  if (emulatorHost !== host) log(`FLOE_HOST is ${host}: the gateway (port ${port || 'chosen'}) is reachable from other machines; the emulators listen on ${emulatorHost} only`)
   try {
     ensurePrivateDir(dir, log)
     claimDataDir(dir)
@@ -93,7 +102,7 @@ export async function startFromCli(): Promise<number> {
   log(`starting Floe (data in ${dir})`)
   let stack
   try {
-    stack = await startLocalStack({ dataDir: dir, host, port, log })
+    stack = await startLocalStack({ dataDir: dir, host, emulatorHost, port, log })
   } catch (err) {
     rmSync(join(dir, 'floe.pid'), { force: true })
     if (err instanceof JavaMissingError || err instanceof JavaCompilerMissingError) {

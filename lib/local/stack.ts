@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   /** Persistent data directory; everything in memory when omitted. */
   readonly dataDir?: string
   readonly host?: string
+  /** Address of the emulators (default `host`): a gateway on a public address keeps them on loopback. */
+  readonly emulatorHost?: string
   /** Gateway port; 0 picks a free one. */
   readonly port?: number
   /** Use running emulators instead of starting new ones. */
@@ -95,7 +97,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     logFiles?.stackLine(line)
   }
   let emulators: Emulators | undefined
-  const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.host, log }).catch((err) => {
+  const endpoints = opts.endpoints ?? (emulators = await startEmulators({ dataDir: opts.dataDir, host: opts.emulatorHost ?? opts.host, log }).catch((err) => {
     logFiles?.close()
     throw err
   })).endpoints

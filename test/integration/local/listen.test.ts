@@ -3,7 +3,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { EndpointsFile } from '../../../lib/local/cli-start'
+import { emulatorHostFor, type EndpointsFile } from '../../../lib/local/cli-start'
 import { compiledLauncher, unsafeDirProblem } from '../../../lib/local/dynamodb/launcher'
 import { dynamoDbLocalDir, javaCommand } from '../../../lib/local/emulators'
 import { floe, killOrphanDynamo, runFloe, type Running } from '../../support/process'
@@ -76,6 +76,12 @@ describe('floe start', () => {
     proc.child.kill('SIGTERM')
     expect(await proc.exited).toBe(0)
   }, 240_000)
+
+  it('keeps the emulators on loopback when the gateway is given another address', () => {
+    expect(emulatorHostFor('0.0.0.0')).toBe('127.0.0.1')
+    expect(emulatorHostFor('192.0.2.10')).toBe('127.0.0.1')
+    expect(emulatorHostFor('127.0.0.5')).toBe('127.0.0.5')
+  })
 
   it('refuses a FLOE_HOST that is not an IPv4 address, before starting anything', async () => {
     for (const host of ['localhost', '::1', '127.0.0.256', 'example.com']) {
