@@ -281,4 +281,20 @@ export const registrySuperKeyCommand: Command = {
   },
 }
 
-export const registryCommands: readonly Command[] = [registryKeygenCommand, registryPushCommand, registryLintCommand, registrySuperKeyCommand]
+/** igluctl's words for the same command (`igluctl server keygen`, `igluctl static push`), beside Floe's own. */
+function igluctlAlias(name: string, target: Command, args: string): Command {
+  const alias: Command = {
+    name,
+    usage: `${name} ${args}`,
+    summary: `igluctl's form of 'floe ${target.name}'.`,
+    run: (argv) => target.run.call(alias, argv),
+  }
+  return alias
+}
+
+export const registryServerKeygenCommand = igluctlAlias('registry server keygen', registryKeygenCommand, `<vendorPrefix> ${REGISTRY} <superApiKey>`)
+export const registryStaticPushCommand = igluctlAlias('registry static push', registryPushCommand, `<schemaDir> ${REGISTRY} <apiKey> [--public] [--concurrency N]`)
+
+export const registryCommands: readonly Command[] = [
+  registryKeygenCommand, registryPushCommand, registryLintCommand, registrySuperKeyCommand, registryServerKeygenCommand, registryStaticPushCommand,
+]

@@ -504,6 +504,10 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     }
     result = { ...common, notices, variant: 'kinesis', input, output }
   }
+  const telemetryNotices = (['telemetry.disable', 'telemetry.userProvidedId'] as const)
+    .filter((key) => r.has(key))
+    .map((key) => ({ key, reason: 'Floe sends no telemetry, so there is nothing to disable or to identify' }))
+  if (telemetryNotices.length > 0) result = { ...result, notices: [...result.notices, ...telemetryNotices] }
   for (const k of r.unknown()) r.errors.push(`${k}: unknown parameter`)
   if (r.errors.length > 0) return { ok: false, errors: r.errors }
   return { ok: true, config: result }

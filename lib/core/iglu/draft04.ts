@@ -196,7 +196,12 @@ function reportOrderKey(schema: unknown, data: unknown, e: ErrorObject): number[
       const props = isObj(s.properties) ? Object.keys(s.properties) : []
       const absent = isObj(d) ? props.findIndex((p) => !Object.prototype.hasOwnProperty.call(d, p)) : -1
       const required = Array.isArray(s.required) ? (s.required as unknown[]) : []
-      const at = absent >= 0 ? [0, absent] : [keywordRank(s, 'required')]
+      // When the object has some of its declared properties, the extra ones (additionalProperties) come first
+      // (enrich's add_to_cart spec); with none of them, the missing ones come first (SnowplowAdapterSpec's payload_data).
+      const someDeclared = isObj(d) && props.some((p) => Object.prototype.hasOwnProperty.call(d, p))
+      const at = someDeclared && s.additionalProperties !== undefined
+        ? [keywordRank(s, 'additionalProperties'), Number.MAX_SAFE_INTEGER]
+        : absent >= 0 ? [0, absent] : [keywordRank(s, 'required')]
       return [...key, ...at, required.indexOf((e.params as { missingProperty?: string }).missingProperty)]
     }
     key.push(keywordRank(s, kw))

@@ -3,6 +3,7 @@
  * ERROR messages block an upload; WARNING and INFO are advice.
  */
 import { draft04MetaErrors, KNOWN_FORMATS } from './draft04'
+import { jsonDepth } from './json-depth'
 import { schemaPatternProblems } from './regex-engine'
 import { decodeSelfDescribingSchema, isObject, schemaBody, type JsonObject } from './selfdesc'
 
@@ -79,12 +80,7 @@ function typesOf(s: JsonObject): string[] | undefined {
   return undefined
 }
 
-export function jsonDepth(v: unknown): number {
-  if (v === null || typeof v !== 'object') return 0
-  let max = 0
-  for (const x of Array.isArray(v) ? v : Object.values(v)) max = Math.max(max, jsonDepth(x))
-  return max + 1
-}
+export { jsonDepth }
 
 /** Lints a (supposedly self-describing) schema document. */
 export function lint(doc: unknown, opts: LintOptions = {}): LintMessage[] {
@@ -103,7 +99,13 @@ export function lint(doc: unknown, opts: LintOptions = {}): LintMessage[] {
     return out
   }
   const sd = decodeSelfDescribingSchema(doc)
-  if (!sd.ok) for (const e of sd.errors) add('selfDescribing', 'ERROR', '/', e)
+  if (!sd.ok) {
+    // As Iglu Server: each bad part of `self` is reported where it is; any failure also reads 'not self-describing'.
+    const selfErrors = isObject(doc.self) ? selfPartErrors(doc.self) : []
+    for (const e of selfErrors) add('selfDescribing', 'ERROR', e.pointer, e.message)
+    for (const e of sd.errors) if (!(selfErrors.length > 0 && e.startsWith('self is invalid')) && e !== NOT_SELF_DESCRIBING) add('selfDescribing', 'ERROR', '/', e)
+    if (selfErrors.length === 0) add('selfDescribing', 'ERROR', '/', NOT_SELF_DESCRIBING)
+  }
 
   const body = schemaBody(doc)
   for (const e of draft04MetaErrors(body)) {
@@ -112,14 +114,39 @@ export function lint(doc: unknown, opts: LintOptions = {}): LintMessage[] {
   }
 
   if (typesOf(doc)?.join() !== 'object' || !isObject(doc.properties)) {
-    add('rootObject', 'WARNING', '/', 'Root of the schema should be an object with properties')
+    add('rootObject', 'WARNING', '/', 'At the root level, the schema should have a "type" property set to "object" and have a "properties" property')
   }
-  if (typeof doc.description !== 'string') add('description', 'INFO', '/', 'The schema has no description')
+  if (typeof doc.description !== 'string') add('description', 'INFO', '/', 'The schema is missing the "description" property')
 
   // Patterns must run on the linear-time engine validators use (never skippable).
   for (const p of schemaPatternProblems(body)) add('patterns', 'ERROR', p.pointer, p.message)
   visit(doc, '/', true, add)
+  // Iglu Server's report order: INFO, then WARNING, then ERROR (document order within a level).
+  return LEVELS.flatMap((level) => out.filter((m) => m.level === level))
+}
+
+const LEVELS: readonly LintLevel[] = ['INFO', 'WARNING', 'ERROR']
+const NOT_SELF_DESCRIBING = 'JSON Schema is not self-describing'
+const SELF_PATTERNS: readonly [string, RegExp, string][] = [
+  ['vendor', /^[a-zA-Z0-9-_.]+$/, '^[a-zA-Z0-9-_.]+$'],
+  ['name', /^[a-zA-Z0-9-_]+$/, '^[a-zA-Z0-9-_]+$'],
+  ['format', /^[a-zA-Z0-9-_]+$/, '^[a-zA-Z0-9-_]+$'],
+  ['version', /^[0-9]+-[0-9]+-[0-9]+$/, '^[0-9]+-[0-9]+-[0-9]+$'],
+]
+
+/** The parts of `self` that do not match the self-describing meta-schema, with their pointers. */
+function selfPartErrors(self: JsonObject): { pointer: string; message: string }[] {
+  const out: { pointer: string; message: string }[] = []
+  for (const [k, re, text] of SELF_PATTERNS) {
+    const v = self[k]
+    if (typeof v === 'string' && !re.test(v)) out.push({ pointer: `/self/${k}`, message: `$.self.${k}: does not match the regex pattern ${text}` })
+  }
   return out
+}
+
+/** A JSON Pointer as the dotted path Iglu's messages use (`/properties/a` → `$.properties.a`). */
+function dotted(pointer: string): string {
+  return pointer === '/' ? '$' : `$${pointer.split('/').slice(1).map((s) => `.${s.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('')}`
 }
 
 type Add = (check: LintCheck, level: LintLevel, pointer: string, message: string) => void
@@ -131,7 +158,7 @@ function visit(s: unknown, pointer: string, root: boolean, add: Add): void {
 
   for (const k of Object.keys(s)) {
     if (!DRAFT4_KEYWORDS.has(k) && !(root && ROOT_EXTRA.has(k))) {
-      add('unknownKeywords', 'WARNING', ptr(pointer, k), `Unknown keyword '${k}' (not part of JSON Schema draft-04)`)
+      add('unknownKeywords', 'WARNING', pointer, `${dotted(ptr(pointer, k))}: is not defined in the schema and the schema does not allow additional properties`)
     }
   }
 

@@ -7,7 +7,8 @@ import type { HttpRequest, HttpResponse } from '../../http/types'
 import { hashKey, isUuid, isUuidV4, newKey, sameHash } from './apikeys'
 import { compileValidator, compileWithRefs, instanceErrors, remoteRefs, type ValidateFunction } from './draft04'
 import { formatSchemaVer, makeSchemaKey, parseIgluUri, parseSchemaVer, toIgluUri, toSchemaPath, type SchemaKey } from './keys'
-import { DEFAULT_MAX_JSON_DEPTH, hasErrors, jsonDepth, lint, reportOf } from './lint'
+import { jsonTextDepth } from './json-depth'
+import { DEFAULT_MAX_JSON_DEPTH, hasErrors, lint, reportOf } from './lint'
 import {
   ANONYMOUS, SUPER, authInfo, canCreateKeys, canCreateKeysFor, canDeleteKeys, canDeleteSchema, canRead, canValidate, canWrite,
   isSuper, isWildcardPrefix, keyPairPermissions, type Permission,
@@ -154,15 +155,25 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
     return found && sameHash(found.hash, hash) ? found.permission : ANONYMOUS
   }
 
+  const bodies = new WeakMap<HttpRequest, unknown>()
+
+  /**
+   * The JSON body, decoded once per request: over the payload limit is 413,
+   * undecodable 400, nested deeper than the JSON depth limit 422 (measured on
+   * the text before parsing, so nothing later walks a deeper value).
+   */
   function readBody(req: HttpRequest): unknown {
+    if (bodies.has(req)) return bodies.get(req)
     if (req.body.length > maxPayload) fail(413, MESSAGES.tooLarge)
+    const text = req.body.toString('utf8')
     let value: unknown
     try {
-      value = JSON.parse(req.body.toString('utf8'))
+      value = JSON.parse(text)
     } catch {
       fail(400, MESSAGES.malformed)
     }
-    if (jsonDepth(value) > maxDepth) fail(422, MESSAGES.invalid)
+    if (jsonTextDepth(text) > maxDepth) fail(422, MESSAGES.invalid)
+    bodies.set(req, value)
     return value
   }
 
@@ -177,12 +188,12 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
   function render(s: StoredSchema, repr: Repr): unknown {
     if (repr === 'uri') return toIgluUri(s.key)
     if (repr === 'canonical') return canonicalSchema(s.key, s.body, { supersededBy: s.supersededBy, supersedes: s.supersedes })
-    const out: JsonObject = {
-      self: selfOf(s.key),
-      metadata: { createdAt: s.createdAt, updatedAt: s.updatedAt, isPublic: s.isPublic },
-    }
+    // As Iglu Server: the superseding fields come first, then self and metadata.
+    const out: JsonObject = {}
     if (s.supersededBy) out.$supersededBy = formatSchemaVer(s.supersededBy)
     if (s.supersedes.length > 0) out.$supersedes = s.supersedes.map(formatSchemaVer)
+    out.self = selfOf(s.key)
+    out.metadata = { createdAt: s.createdAt, updatedAt: s.updatedAt, isPublic: s.isPublic }
     for (const [k, v] of Object.entries(s.body)) if (!(k in out)) out[k] = v
     return out
   }
@@ -191,7 +202,8 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
 
   function listResponse(req: HttpRequest, p: Permission, rows: StoredSchema[], emptyIs404: boolean): HttpResponse {
     const repr = reprOf(req, 'uri')
-    const visible = rows.filter(readable(p))
+    // Publication order, as Iglu Server lists (by creation time, then version); the stores return key order.
+    const visible = rows.filter(readable(p)).sort(byPublication)
     if (visible.length === 0 && emptyIs404) return msg(404, MESSAGES.noSchemas)
     return jsonRes(200, visible.map((s) => render(s, repr)))
   }
@@ -256,7 +268,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       }
       normalised = stripped
     } else if (!urlKey) {
-      return msg(400, `${MESSAGES.cannotDecode}: ${decoded.errors.join('; ')}`)
+      return jsonRes(400, { message: MESSAGES.cannotDecode, reasons: decoded.errors })
     } else {
       key = urlKey
       normalised = { $schema: META_SCHEMA_URI, self: selfOf(urlKey), ...stripped }
@@ -337,8 +349,8 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       }
       if (m === 'PUT') return publish(req, p, key)
       if (m === 'DELETE') {
+        if (!canDeleteSchema(p, true)) return msg(401, MESSAGES.notEnoughPermissions)
         if (!patchesAllowed) return msg(405, MESSAGES.deleteForbidden)
-        if (!canDeleteSchema(p, patchesAllowed)) return msg(401, MESSAGES.notEnoughPermissions)
         await opts.schemas.delete(key)
         await exportGroup(key.vendor, key.name, [], [key])
         return msg(200, MESSAGES.schemaDeleted)
@@ -350,8 +362,8 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
   // ---- validation ------------------------------------------------------------
 
   function validateSchema(req: HttpRequest, p: Permission, format: string): HttpResponse {
+    if (format !== 'jsonschema') return msg(400, `${MESSAGES.unknownSchemaFormat}: '${format}'`)
     if (!canValidate(p)) return msg(403, '')
-    if (format !== 'jsonschema') return msg(400, MESSAGES.unknownSchemaFormat)
     const doc = readBody(req)
     const messages = lint(doc, { maxJsonDepth: maxDepth })
     if (messages.length === 0) {
@@ -488,6 +500,9 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
         body: '',
       }
     }
+    // As Iglu Server: the payload limit and body decoding come before permissions.
+    if (req.body.length > maxPayload) fail(413, MESSAGES.tooLarge)
+    if ((req.method === 'POST' || req.method === 'PUT') && req.body.length > 0 && ['schemas', 'auth', 'validation'].includes(seg[1]!)) readBody(req)
     await ensureSuperKey()
     const p = await permissionOf(req)
     const rest = seg.slice(2)
@@ -517,6 +532,13 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
       throw err
     }
   }
+}
+
+function byPublication(a: StoredSchema, b: StoredSchema): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
+  const va = a.key.version
+  const vb = b.key.version
+  return va.model - vb.model || va.revision - vb.revision || va.addition - vb.addition
 }
 
 function decodeSegment(s: string): string {

@@ -266,18 +266,18 @@ function Telemetry() {
     title="Telemetry"
     method="PUT"
     path="/control-plane/telemetry"
-    help="Whether the stack may send anonymous usage telemetry."
+    help="Floe sends no telemetry, whatever this setting says. The setting is kept so that tools written for Snowplow Mini's control plane can read and write it."
     submitLabel="Save"
     initial=${{ disable: String(state.value === true) }}
     onSuccess=${load}
     fields=${({ values, set }) => html`
       <p class="small">
-        Now: ${state.error ? html`<span class="text-error">${state.error}</span>` : state.value === undefined ? '…' : html`<strong data-testid="telemetry-state">${state.value ? 'disabled' : 'enabled'}</strong>`}
+        Floe sends no telemetry. Stored setting: ${state.error ? html`<span class="text-error">${state.error}</span>` : state.value === undefined ? '…' : html`<strong data-testid="telemetry-state" class="mono">${state.value ? 'disable=true' : 'disable=false'}</strong>`}
         <span class="muted"> (<${Endpoint} method="GET" path="/control-plane/telemetry" />)</span>
       </p>
       <fieldset class="radios">
-        <label><input type="radio" name="disable" value="false" checked=${values.disable === 'false'} onChange=${() => set('disable', 'false')} /> enable telemetry (<span class="mono">disable=false</span>)</label>
-        <label><input type="radio" name="disable" value="true" checked=${values.disable === 'true'} onChange=${() => set('disable', 'true')} /> disable telemetry (<span class="mono">disable=true</span>)</label>
+        <label><input type="radio" name="disable" value="false" checked=${values.disable === 'false'} onChange=${() => set('disable', 'false')} /> store <span class="mono">disable=false</span></label>
+        <label><input type="radio" name="disable" value="true" checked=${values.disable === 'true'} onChange=${() => set('disable', 'true')} /> store <span class="mono">disable=true</span></label>
       </fieldset>`}
   />`
 }

@@ -165,10 +165,11 @@ describe('/home', () => {
     await submit('domain-name')
     await until(() => answer('domain-name').getAttribute('class')).toContain('ok')
 
-    await until(() => textOf(form('telemetry').getByTestId('telemetry-state'))).toBe('enabled')
-    await form('telemetry').getByLabel('disable telemetry').check()
+    expect(await textOf(form('telemetry'))).toContain('Floe sends no telemetry')
+    await until(() => textOf(form('telemetry').getByTestId('telemetry-state'))).toBe('disable=false')
+    await form('telemetry').getByLabel('disable=true').check()
     await submit('telemetry')
-    await until(() => textOf(form('telemetry').getByTestId('telemetry-state'))).toBe('disabled')
+    await until(() => textOf(form('telemetry').getByTestId('telemetry-state'))).toBe('disable=true')
 
     await form('local-iglu-apikey').locator('[data-action=generate]').click()
     const key = await form('local-iglu-apikey').locator('input').inputValue()

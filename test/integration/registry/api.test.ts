@@ -55,7 +55,7 @@ describe('registry through the local gateway', () => {
     const bad = await call('POST', api('/schemas'), { apikey: write, body: schema('com.acme', 'broken', '1-0-0', { type: 12345 }) })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toBe('The schema does not conform to a JSON Schema v4 specification')
-    expect(await call('POST', api('/schemas'), { apikey: write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^Cannot decode JSON schema: /) } })
+    expect(await call('POST', api('/schemas'), { apikey: write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema', reasons: expect.any(Array) } })
     expect(await call('POST', api('/schemas'), { apikey: write, body: schema('com.acme', 'secret', '1-0-0') })).toMatchObject({ status: 201 })
     expect(await call('PUT', api('/schemas/com.acme/ev/jsonschema/1-1-0?isPublic=true'), { apikey: write, body: schema('com.acme', 'ev', '1-1-0', { description: 'patched' }) }))
       .toMatchObject({ status: 200, body: { message: 'Schema updated', updated: true, status: 200 } })
@@ -70,7 +70,8 @@ describe('registry through the local gateway', () => {
       'iglu:com.acme/ev/jsonschema/1-0-0', 'iglu:com.acme/ev/jsonschema/1-0-1', 'iglu:com.acme/ev/jsonschema/1-1-0',
     ])
     expect((await call('GET', api('/schemas'), { apikey: read })).body).toHaveLength(4)
-    expect((await call('GET', api('/schemas/com.acme?repr=meta'), { apikey: read })).body.map((s: any) => s.metadata.isPublic)).toEqual([true, true, true, false])
+    // Publication order, as Iglu Server: patching 1-1-0 published it again after the private schema.
+    expect((await call('GET', api('/schemas/com.acme?repr=meta'), { apikey: read })).body.map((s: any) => s.metadata.isPublic)).toEqual([true, true, false, true])
     expect((await call('GET', api('/schemas/com.acme/ev'))).body).toHaveLength(3)
     expect((await call('GET', api('/schemas/com.acme/ev/jsonschema/1?repr=canonical'))).body[0]).toEqual(schema('com.acme', 'ev', '1-0-0'))
     expect(await call('GET', api('/schemas/com.nobody'))).toMatchObject({ status: 404, body: { message: 'No schemas available' } })

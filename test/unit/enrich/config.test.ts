@@ -101,4 +101,12 @@ describe('enrich configuration', () => {
     const file = await parse(`input { type = FileSystem, dir = /in }, output { good { type = FileSystem, file = /g }, bad { type = FileSystem, file = /b } }, concurrency.sink = 2`)
     expect(file.ok && file.config.notices.map((n) => n.key)).toEqual(['concurrency.sink'])
   })
+
+  it('warns that the telemetry settings have no effect, on both variants', async () => {
+    const reason = 'Floe sends no telemetry, so there is nothing to disable or to identify'
+    const k = await parse(`${minimal}, telemetry { disable = true, userProvidedId = abc }`)
+    expect(k.ok && k.config.notices).toEqual([{ key: 'telemetry.disable', reason }, { key: 'telemetry.userProvidedId', reason }])
+    const file = await parse(`input { type = FileSystem, dir = /in }, output { good { type = FileSystem, file = /g }, bad { type = FileSystem, file = /b } }, telemetry.disable = false`)
+    expect(file.ok && file.config.notices).toEqual([{ key: 'telemetry.disable', reason }])
+  })
 })

@@ -277,8 +277,8 @@ describe("validation reports in the order of Snowplow's validator", () => {
     expect(messages({ z: 1, b: 'x', a: 'long' })).toEqual([
       '$.a: may only be 2 characters long',
       '$.b: string found, integer expected',
-      '$.c: is missing but it is required',
       '$.z: is not defined in the schema and the schema does not allow additional properties',
+      '$.c: is missing but it is required',
     ])
     expect(messages({ a: 'ok', b: 1, c: [0, 'x', 2, -1], y: 1, x: 2 })).toEqual([
       '$.c[0]: must have a minimum value of 1',
@@ -288,6 +288,18 @@ describe("validation reports in the order of Snowplow's validator", () => {
       '$.x: is not defined in the schema and the schema does not allow additional properties',
     ])
     expect(messages([])).toEqual(['$: array found, object expected'])
+  })
+
+  it('an object with some declared properties: the extra property, then the missing required one (add_to_cart in enrich)', async () => {
+    const { compileWithRefs, instanceErrors } = await import('../../../lib/core/iglu/draft04')
+    const schema = { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, quantity: { type: 'integer' } }, required: ['sku', 'quantity'], additionalProperties: false }
+    const fn = compileWithRefs(schema, new Map())
+    const data = { skuu: 'pedals', quantity: 2 }
+    expect(fn(data)).toBe(false)
+    expect(instanceErrors(fn.errors, data, fn.schema).map((e) => [e.keyword, e.message])).toEqual([
+      ['additionalProperties', '$.skuu: is not defined in the schema and the schema does not allow additional properties'],
+      ['required', '$.sku: is missing but it is required'],
+    ])
   })
 
   it('payload_data items: the missing fields, then the unknown one (SnowplowAdapterSpec)', async () => {

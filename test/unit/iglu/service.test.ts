@@ -135,16 +135,16 @@ describe('registry service: publishing', () => {
   })
   it('refuses a POST body that is not self-describing', async () => {
     const r = await withKeys()
-    expect(await r.call('POST', '/schemas', { apikey: r.write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema: No $schema field in top-level of schema; JSON Schema is not self-describing' } })
+    expect(await r.call('POST', '/schemas', { apikey: r.write, body: { type: 'object' } })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema', reasons: ['No $schema field in top-level of schema', 'JSON Schema is not self-describing'] } })
     const { $schema: _, ...noMeta } = schema('com.acme', 'e', '1-0-0')
-    expect(await r.call('POST', '/schemas', { apikey: r.write, body: noMeta })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema: No $schema field in top-level of schema' } })
+    expect(await r.call('POST', '/schemas', { apikey: r.write, body: noMeta })).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema', reasons: ['No $schema field in top-level of schema'] } })
   })
   it('says why a vendor or name cannot be used', async () => {
     const r = await withKeys()
     const spaced = await r.call('POST', '/schemas', { apikey: r.write, body: schema('com.acme', 'my event', '1-0-0') })
-    expect(spaced).toMatchObject({ status: 400, body: { message: expect.stringContaining(`the name "my event" may only hold ASCII letters, digits, '-' and '_'`) } })
+    expect(spaced).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema', reasons: [expect.stringContaining(`the name "my event" may only hold ASCII letters, digits, '-' and '_'`)] } })
     const unicode = await r.call('POST', '/schemas', { apikey: SUPER_KEY, body: schema('com.acmé', 'e', '1-0-0') })
-    expect(unicode).toMatchObject({ status: 400, body: { message: expect.stringContaining(`the vendor "com.acmé" may only hold ASCII letters, digits, '-', '_' and '.'`) } })
+    expect(unicode).toMatchObject({ status: 400, body: { message: 'Cannot decode JSON schema', reasons: [expect.stringContaining(`the vendor "com.acmé" may only hold ASCII letters, digits, '-', '_' and '.'`)] } })
   })
   it('refuses formats other than jsonschema', async () => {
     const r = await withKeys()
@@ -312,7 +312,7 @@ describe('registry service: validation', () => {
     const r = await withKeys()
     const path = '/validation/validate/schema/jsonschema'
     expect(await r.call('POST', path, { body: schema('com.acme', 'e', '1-0-0') })).toMatchObject({ status: 403, body: { message: '' } })
-    expect(await r.call('POST', '/validation/validate/schema/avro', { apikey: r.read, body: {} })).toMatchObject({ status: 400, body: { message: 'Unknown schema format' } })
+    expect(await r.call('POST', '/validation/validate/schema/avro', { apikey: r.read, body: {} })).toMatchObject({ status: 400, body: { message: "Unknown schema format: 'avro'" } })
     const clean = schema('com.acme', 'e', '1-0-0', { properties: { a: { type: ['string', 'null'], maxLength: 10 } } })
     expect(await r.call('POST', path, { apikey: r.read, body: clean })).toMatchObject({
       status: 200, body: { message: 'The schema provided is a valid self-describing iglu:com.acme/e/jsonschema/1-0-0 schema' },
