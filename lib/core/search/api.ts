@@ -7,6 +7,7 @@
  */
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
+import { unavailableReason, unavailableResponse } from '../../http/unavailable'
 import { micro, type MicroDeps } from './micro'
 import { count, esErrorBody, search, searchIndex, type EsError, type SearchRequest } from './query'
 import { deleteIndex, type SearchDb } from './store'
@@ -22,9 +23,31 @@ export const MAX_SEARCH_BODY_BYTES = 1024 * 1024
 
 const fail = (e: EsError): HttpResponse => json(e.status, esErrorBody(e))
 
+/**
+ * The Elasticsearch version `GET /search-store` presents: the Elasticsearch
+ * clients refuse a server whose version they do not know (the 7.x JavaScript
+ * client wants a 6.x or 7.x number and, from 7.14, the product header on the
+ * root's answer), and Floe answers the 7.x API. Floe's own version is in
+ * `version.floe`, which no client reads.
+ */
+export const ES_VERSION = {
+  number: '7.17.0',
+  build_flavor: 'default',
+  build_type: 'tar',
+  build_snapshot: false,
+  lucene_version: '8.11.1',
+  minimum_wire_compatibility_version: '6.8.0',
+  minimum_index_compatibility_version: '6.0.0-beta1',
+} as const
+
+/** Every answer under `/search-store` carries it: the Elasticsearch clients from 7.14 check it. */
+export const PRODUCT_HEADER = { 'x-elastic-product': 'Elasticsearch' } as const
+
+const withProduct = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...PRODUCT_HEADER } })
+
 /** A refusal in the shape of the API of the path: Elasticsearch's error under `/search-store`, Micro's plain text under `/micro`. */
 export function searchApiRefusal(req: HttpRequest, status: number, reason: string): HttpResponse {
-  if (req.path.split('/').find((s) => s.length > 0) === 'search-store') return fail({ status, type: 'security_exception', reason })
+  if (req.path.split('/').find((s) => s.length > 0) === 'search-store') return withProduct(fail({ status, type: 'security_exception', reason }))
   return text(status, `${reason}\n`)
 }
 
@@ -60,7 +83,8 @@ async function searchStore(req: HttpRequest, deps: SearchApiDeps): Promise<HttpR
     return json(200, {
       name: 'floe-search-store',
       cluster_name: 'floe',
-      version: { number: deps.version, distribution: 'floe', build_flavor: 'postgresql' },
+      cluster_uuid: '_na_',
+      version: { ...ES_VERSION, floe: deps.version },
       tagline: 'You Know, for Search',
     })
   }
@@ -92,7 +116,15 @@ async function searchStore(req: HttpRequest, deps: SearchApiDeps): Promise<HttpR
 /** The `/search-store` and `/micro` handler. */
 export function searchApi(deps: SearchApiDeps): HttpHandler {
   return async (req) => {
-    if (req.path === '/search-store' || req.path.startsWith('/search-store/')) return searchStore(req, deps)
+    if (req.path === '/search-store' || req.path.startsWith('/search-store/')) {
+      try {
+        return withProduct(await searchStore(req, deps))
+      } catch (err) {
+        const reason = unavailableReason(err)
+        if (reason === undefined) throw err
+        return withProduct(unavailableResponse(reason))
+      }
+    }
     if (req.path.startsWith('/micro/') || req.path === '/micro') {
       if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)
       const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
