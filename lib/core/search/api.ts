@@ -9,6 +9,7 @@
  */
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
+import { unavailableReason, unavailableResponse } from '../../http/unavailable'
 import { micro, type MicroDeps } from './micro'
 import { count, esErrorBody, search, searchIndex, type EsError, type SearchRequest } from './query'
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './settings'
@@ -27,9 +28,31 @@ export const MAX_SEARCH_BODY_BYTES = 1024 * 1024
 
 const fail = (e: EsError): HttpResponse => json(e.status, esErrorBody(e))
 
+/**
+ * The Elasticsearch version `GET /search-store` presents: the Elasticsearch
+ * clients refuse a server whose version they do not know (the 7.x JavaScript
+ * client wants a 6.x or 7.x number and, from 7.14, the product header on the
+ * root's answer), and Floe answers the 7.x API. Floe's own version is in
+ * `version.floe`, which no client reads.
+ */
+export const ES_VERSION = {
+  number: '7.17.0',
+  build_flavor: 'default',
+  build_type: 'tar',
+  build_snapshot: false,
+  lucene_version: '8.11.1',
+  minimum_wire_compatibility_version: '6.8.0',
+  minimum_index_compatibility_version: '6.0.0-beta1',
+} as const
+
+/** Every answer under `/search-store` carries it: the Elasticsearch clients from 7.14 check it. */
+export const PRODUCT_HEADER = { 'x-elastic-product': 'Elasticsearch' } as const
+
+const withProduct = (r: HttpResponse): HttpResponse => ({ ...r, headers: { ...r.headers, ...PRODUCT_HEADER } })
+
 /** A refusal in the shape of the API of the path: Elasticsearch's error under `/search-store`, Micro's plain text under `/micro`. */
 export function searchApiRefusal(req: HttpRequest, status: number, reason: string): HttpResponse {
-  if (req.path.split('/').find((s) => s.length > 0) === 'search-store') return fail({ status, type: 'security_exception', reason })
+  if (req.path.split('/').find((s) => s.length > 0) === 'search-store') return withProduct(fail({ status, type: 'security_exception', reason }))
   return text(status, `${reason}\n`)
 }
 
@@ -65,7 +88,8 @@ async function searchStore(req: HttpRequest, deps: SearchApiDeps): Promise<HttpR
     return json(200, {
       name: 'floe-search-store',
       cluster_name: 'floe',
-      version: { number: deps.version, distribution: 'floe', build_flavor: 'postgresql' },
+      cluster_uuid: '_na_',
+      version: { ...ES_VERSION, floe: deps.version },
       tagline: 'You Know, for Search',
     })
   }
@@ -111,7 +135,13 @@ export function searchApi(deps: SearchApiDeps): HttpHandler {
   const budget = deps.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS
   return async (req) => {
     if (req.path === '/search-store' || req.path.startsWith('/search-store/')) {
-      return within(budget, searchStore(req, deps), () => fail({ status: 504, type: 'timeout_exception', reason: `the search took longer than its budget of ${budget} ms and was abandoned: narrow the query (fewer wildcard terms, a field instead of any field, a time range)` }))
+      try {
+        return withProduct(await within(budget, searchStore(req, deps), () => fail({ status: 504, type: 'timeout_exception', reason: `the search took longer than its budget of ${budget} ms and was abandoned: narrow the query (fewer wildcard terms, a field instead of any field, a time range)` })))
+      } catch (err) {
+        const reason = unavailableReason(err)
+        if (reason === undefined) throw err
+        return withProduct(unavailableResponse(reason))
+      }
     }
     if (req.path.startsWith('/micro/') || req.path === '/micro') {
       if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)

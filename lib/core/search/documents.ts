@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import { FIELD_KINDS, FIELDS } from '../enrich/fields'
 import { tryShred } from '../enrich/shred'
+import { badRowWords } from './words'
 
 /** The atomic fields of the shredded JSON, in order (the self-describing columns are shredded into other keys). */
 const ATOMIC: readonly string[] = FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json')
@@ -59,6 +60,8 @@ export interface BadDocument {
   readonly doc: Record<string, unknown>
   /** The bad row as it was on the stream (the Micro API answers with it unrenamed). */
   readonly line: string
+  /** The words of its text, found by bare words in queries (`./words.ts`). */
+  readonly words: readonly string[]
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string }
@@ -121,6 +124,6 @@ export function badDocument(line: string, now: number): Parsed<BadDocument> {
   const name = /^iglu:[^/]+\/([^/]+)\//.exec(r.schema)?.[1] ?? null
   return {
     ok: true,
-    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text },
+    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text, words: badRowWords(row) },
   }
 }

@@ -15,13 +15,16 @@
  *   the same answers (`test/integration/search/query.test.ts` checks it).
  * - Values match whole and case-sensitively (Snowplow Mini's indices use the
  *   keyword analyser everywhere); results are not scored (`_score` is null)
- *   and, unless sorted otherwise, come newest first.
+ *   and, unless sorted otherwise, come newest first. On the `bad` index a
+ *   bare word (no field) also finds the rows whose text has its words
+ *   (`./words.ts`), as Elasticsearch's analysed text does.
  */
 import { withNulls } from './documents'
 import { parseDsl } from './dsl'
 import { parseQueryString } from './lucene'
 import { esErrorBody, Refusal, refuse, type Bound, type EsError, type EsResult, type Query } from './query-tree'
 import { tablesOf, TIME_COLUMNS, type SearchDb, type SearchIndex } from './store'
+import { wordsOf } from './words'
 
 export { esErrorBody, type EsError, type EsResult }
 
@@ -231,6 +234,12 @@ function known(col: Column, test: string): string {
   return col.column === 'id' ? test : `(${col.column} IS NOT NULL AND ${test})`
 }
 
+/** A bad row whose text has every word of `v` (a bare word on the `bad` index, as analysed text matches in Elasticsearch). */
+function hasWords(v: string | number | boolean, st: Statement): string {
+  const words = [...new Set(wordsOf(String(v)))]
+  return words.length === 0 ? 'FALSE' : `words @> ${st.p(JSON.stringify(words))}::jsonb`
+}
+
 function condition(q: Query, st: Statement, now: number): string {
   switch (q.kind) {
     case 'all':
@@ -263,7 +272,8 @@ function condition(q: Query, st: Statement, now: number): string {
           tests.push(`@ == $${name}`)
         }
       }
-      return st.pathExists(q.field, tests.join(' || '), vars)
+      const whole = st.pathExists(q.field, tests.join(' || '), vars)
+      return q.field === '*' && st.index === 'bad' ? `(${[whole, ...q.values.map((v) => hasWords(v, st))].join(' OR ')})` : whole
     }
     case 'exists': {
       if (q.field === '*') return 'TRUE'

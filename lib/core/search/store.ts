@@ -10,6 +10,7 @@
  * its own schema, without relying on a per-connection `search_path`.
  */
 import type { BadDocument, GoodDocument } from './documents'
+import { badRowWords } from './words'
 
 export interface SqlClient {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[] }>
@@ -51,7 +52,17 @@ export function tablesOf(db: SearchDb): SearchTables {
   return { good: `${q}.good_events`, bad: `${q}.bad_rows`, migrations: `${q}.search_schema_migrations` }
 }
 
-export const MIGRATIONS: readonly { readonly version: number; readonly statements: (t: SearchTables) => readonly string[] }[] = [
+export interface Migration {
+  readonly version: number
+  readonly statements: (t: SearchTables) => readonly string[]
+  /** Run after the statements, in the same transaction (data that SQL alone cannot compute). */
+  readonly then?: (tx: SqlClient, t: SearchTables) => Promise<void>
+}
+
+/** Rows per batch when a migration fills a new column. */
+const BACKFILL_BATCH = 500
+
+export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     statements: (t) => [
@@ -83,6 +94,27 @@ export const MIGRATIONS: readonly { readonly version: number; readonly statement
       `CREATE INDEX bad_rows_failure_type ON ${t.bad} (failure_type)`,
     ],
   },
+  {
+    // The words of each bad row, for bare words in queries (see ./words.ts); filled for the rows already stored.
+    version: 2,
+    statements: (t) => [`ALTER TABLE ${t.bad} ADD COLUMN words jsonb NOT NULL DEFAULT '[]'::jsonb`, `CREATE INDEX bad_rows_words ON ${t.bad} USING gin (words jsonb_path_ops)`],
+    async then(tx, t) {
+      for (let after = ''; ; ) {
+        const r = await tx.query<{ id: string; line: string }>(`SELECT id, line FROM ${t.bad} WHERE id > $1 ORDER BY id LIMIT ${BACKFILL_BATCH}`, [after])
+        for (const row of r.rows) {
+          let words: string[] = []
+          try {
+            words = badRowWords(JSON.parse(row.line))
+          } catch {
+            // stored rows are JSON; one that is not keeps no words
+          }
+          await tx.query(`UPDATE ${t.bad} SET words = $2::jsonb WHERE id = $1`, [row.id, JSON.stringify(words)])
+        }
+        if (r.rows.length < BACKFILL_BATCH) break
+        after = r.rows.at(-1)!.id
+      }
+    },
+  },
 ]
 
 /** The time column each index is searched and aged by. */
@@ -94,7 +126,7 @@ export const TIME_COLUMNS: Record<SearchIndex, string> = { good: 'collector_tsta
  * transaction fails on the version's primary key and rolls back, and it
  * carries on once the version is there.
  */
-export async function migrate(db: SearchDb): Promise<number[]> {
+export async function migrate(db: SearchDb, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   const t = tablesOf(db)
   const ensure = async () => {
     await db.sql.query(`CREATE SCHEMA IF NOT EXISTS "${db.schema}"`)
@@ -104,11 +136,12 @@ export async function migrate(db: SearchDb): Promise<number[]> {
   const versions = async () => new Set((await db.sql.query<{ version: number }>(`SELECT version FROM ${t.migrations}`)).rows.map((r) => Number(r.version)))
   const done = await versions()
   const applied: number[] = []
-  for (const m of MIGRATIONS) {
+  for (const m of migrations) {
     if (done.has(m.version)) continue
     try {
       await db.sql.transaction(async (tx) => {
         for (const s of m.statements(t)) await tx.query(s)
+        await m.then?.(tx, t)
         await tx.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [m.version])
       })
     } catch (err) {
@@ -151,10 +184,10 @@ export async function upsertBad(db: SearchDb, docs: readonly BadDocument[]): Pro
     const params: unknown[] = []
     const rows = chunk.map((d) => {
       const n = params.length
-      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc), d.line)
-      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb, $${n + 5})`
+      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc), d.line, JSON.stringify(d.words))
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb, $${n + 5}, $${n + 6}::jsonb)`
     })
-    await db.sql.query(`INSERT INTO ${tablesOf(db).bad} (id, failure_timestamp, failure_type, doc, line) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
+    await db.sql.query(`INSERT INTO ${tablesOf(db).bad} (id, failure_timestamp, failure_type, doc, line, words) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
   }
 }
 

@@ -10,7 +10,7 @@ import { dataApiParameter, namedPlaceholders, rdsDataClient } from '../../../lib
 import { loadBatch } from '../../../lib/core/search/loader'
 import { count, search } from '../../../lib/core/search/query'
 import { micro } from '../../../lib/core/search/micro'
-import { countDocuments, deleteIndex, migrate, purgeOlderThan, searchDb, type SearchDb, type SqlClient } from '../../../lib/core/search/store'
+import { countDocuments, deleteIndex, migrate, MIGRATIONS, purgeOlderThan, searchDb, type SearchDb, type SqlClient } from '../../../lib/core/search/store'
 import { pgliteClient } from '../../../lib/local/search-store'
 import { DATA_API_TARGET, useRdsDataApi } from '../../support/rds-data-server'
 import { batch, enricher, payload } from '../../unit/enrich/helpers'
@@ -89,7 +89,7 @@ describe('the search store over the RDS Data API', () => {
   it('waits for a paused cluster to resume, and gives up after its limit', async () => {
     const db = searchDb(rdsDataClient(target, api.current.client, { resumeWaitMs: 10_000 }), 'resume')
     api.current.server.resumeFor(2)
-    expect(await migrate(db)).toEqual([1])
+    expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version))
     const impatient = searchDb(rdsDataClient(target, api.current.client, { resumeWaitMs: 0 }), 'resume')
     api.current.server.resumeFor(1)
     await expect(countDocuments(impatient, 'good')).rejects.toMatchObject({ name: 'DatabaseResumingException' })
