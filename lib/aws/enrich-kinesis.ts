@@ -149,12 +149,17 @@ export interface BatchResult {
   readonly skipped: string[]
 }
 
-function partitionKeyOf(out: Output, sink: Sink): string {
+/**
+ * The configured field's value; without one, a key shared by the outputs of
+ * one collector payload, so that events sent together stay on one shard, in
+ * the order they were sent (the search store's arrival order relies on it).
+ */
+function partitionKeyOf(out: Output, sink: Sink, payloadKey: string): string {
   if (sink.partitionKey !== undefined && 'event' in out) {
     const v = out.event.f[sink.partitionKey]
     if (v !== null && v !== undefined && v !== '') return String(v)
   }
-  return randomUUID()
+  return payloadKey
 }
 
 /** Enriches a batch and writes its outputs; answers which records must be retried. */
@@ -165,12 +170,13 @@ export async function processBatch(rt: EnrichKinesisRuntime, batch: readonly Inp
   const failed = new Set<string>()
   const byStream = new Map<Sink, { record: KinesisRecord; owner: number }[]>()
   outcomes.forEach((o, i) => {
+    const payloadKey = randomUUID()
     for (const out of o.outputs) {
       const sink = rt.sinks[out.kind]
       if (!sink) continue
       const text = out.kind === 'bad' ? out.json : out.tsv
       const list = byStream.get(sink) ?? []
-      list.push({ record: { partitionKey: partitionKeyOf(out, sink), data: Buffer.from(text, 'utf8') }, owner: i })
+      list.push({ record: { partitionKey: partitionKeyOf(out, sink, payloadKey), data: Buffer.from(text, 'utf8') }, owner: i })
       byStream.set(sink, list)
     }
   })

@@ -160,7 +160,7 @@ export const functions = {
     },
   },
   searchLoader: {
-    description: 'Loader: enriched events (good, and incomplete flagged as failed) and bad rows (bad) into the search store (FLOE_SEARCH_RETENTION_DAYS: days kept, default 7).',
+    description: 'Loader: enriched events (good), failed events (incomplete, kept apart from the good index) and bad rows (bad) into the search store (FLOE_SEARCH_RETENTION_DAYS: days kept, default 7).',
     entry: 'functions/search-loader/handler.ts',
     memoryMb: 512,
     timeoutSeconds: 60,

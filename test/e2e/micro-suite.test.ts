@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const microGet = async (path: string): Promise<any> => (await fetch(`${base}/micro/${path}`, { headers: withAuth() })).json()
 const microPost = async (path: string, body: unknown): Promise<any> => (await fetch(`${base}/micro/${path}`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })).json()
-const reset = async () => expect(await (await fetch(`${base}/micro/reset`, { headers: withAuth() })).text()).toBe('Reset completed')
+const reset = async () => expect(await (await fetch(`${base}/micro/reset`, { headers: withAuth() })).json()).toBe('Reset completed')
 /** Waits until Micro has seen `good` good and `bad` bad events. */
 const waitForEvents = async (good: number, bad = 0) => {
   let last: unknown

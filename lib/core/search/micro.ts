@@ -48,6 +48,10 @@ const MAX_TIMELINE_BUCKETS = 1000
 const MAX_COLUMNS = 200
 
 const JSON_TYPE = { 'content-type': 'application/json' }
+/** Micro answers its own messages as JSON strings. */
+const message = (status: number, text: string): MicroResponse => ({ status, headers: JSON_TYPE, body: JSON.stringify(text) })
+/** Micro's answer to an iglu lookup whose path or version is not a schema key. */
+export const IGLU_FORMAT_MESSAGE = 'Schema lookup should be in format iglu/{vendor}/{schemaName}/jsonschema/{model}-{revision}-{addition}'
 const TEXT_TYPE = { 'content-type': 'text/plain; charset=utf-8' }
 const ok = (v: unknown): MicroResponse => ({ status: 200, headers: JSON_TYPE, body: JSON.stringify(v) })
 const textAnswer = (status: number, body: string, headers: Record<string, string> = {}): MicroResponse => ({ status, headers: { ...TEXT_TYPE, ...headers }, body })
@@ -135,7 +139,9 @@ function nonLossy(line: Line, doc: Record<string, unknown>): Record<string, unkn
     const name = FIELDS[i]!
     if (FIELD_KINDS[i] === 'json') {
       const v = sdj(line.cols[i] ?? '')
-      out[name] = name === 'unstruct_event' ? v : (v ?? { schema: CONTEXTS_SCHEMA, data: [] })
+      // the SDK's shape: contexts under the 1-0-0 contexts schema, and {} when there are none
+      if (name === 'unstruct_event') out[name] = v
+      else out[name] = v && Array.isArray(v.data) && v.data.length > 0 ? { schema: CONTEXTS_SCHEMA, data: v.data } : {}
     } else out[name] = doc[name] ?? null
   }
   return out
@@ -178,7 +184,7 @@ interface GoodRow {
 function goodEvent(row: GoodRow) {
   const line: Line = { cols: row.line.split('\t') }
   const doc = JSON.parse(row.doc) as Record<string, unknown>
-  return { rawEvent: rawEvent(doc), eventType: row.event_type, schema: row.schema_uri, contexts: contextUris(line), event: nonLossy(line, doc), incomplete: row.failed === true }
+  return { rawEvent: rawEvent(doc), eventType: row.event_type, schema: row.schema_uri, contexts: contextUris(line), event: nonLossy(line, doc), incomplete: false }
 }
 
 /** A bad row's raw event (its `payload.raw`, where the failure has one). */
@@ -200,12 +206,15 @@ function badRawEvent(row: Record<string, unknown>) {
   }
 }
 
-/** Micro's errors: each failure message as text, then the bad row itself. */
-function badErrors(row: Record<string, unknown>, line: string): string[] {
-  const failure = isObject(row.data) ? row.data.failure : undefined
-  const messages = isObject(failure) ? (failure.messages ?? failure.errors ?? (failure.message !== undefined ? [failure.message] : [])) : typeof failure === 'string' ? [failure] : []
-  const list = Array.isArray(messages) ? messages : [messages]
-  return [...list.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))), line]
+/** Failures of the whole collector payload (before its events are validated one by one), by bad row schema name. */
+const PAYLOAD_FAILURES = new Set(['adapter_failures', 'tracker_protocol_violations'])
+
+/** Micro's errors, as its sink writes them: a lead line saying at which step the event failed, then the bad row. */
+export function badErrors(schema: unknown, line: string): string[] {
+  const name = typeof schema === 'string' ? (/^iglu:[^/]+\/([^/]+)\//.exec(schema)?.[1] ?? '') : ''
+  if (name === 'collector_payload_format_violation') return ["Can't deserialize Thrift bytes.", line]
+  if (PAYLOAD_FAILURES.has(name)) return ['Error while extracting event(s) from collector payload and validating it/them.', line]
+  return ['Error while validating the event.', line]
 }
 
 // ---------------------------------------------------------------------------
@@ -213,7 +222,7 @@ function badErrors(row: Record<string, unknown>, line: string): string[] {
 
 async function counts(db: SearchDb) {
   const t = tablesOf(db)
-  const g = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.good} WHERE NOT failed`)
+  const g = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.good}`)
   const b = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.bad}`)
   const good = Number(g.rows[0]!.n)
   const bad = Number(b.rows[0]!.n)
@@ -230,7 +239,7 @@ async function good(db: SearchDb, body: Record<string, unknown>) {
     params.push(v)
     return `$${params.length}`
   }
-  const where = ['NOT failed']
+  const where = ['TRUE']
   if (eventType !== undefined) where.push(`event_type = ${p(eventType)}`)
   if (schema !== undefined) where.push(`schema_uri = ${p(schema)}`)
   // a context's shredded key is in the document: a cheap first cut, checked exactly below
@@ -241,7 +250,7 @@ async function good(db: SearchDb, body: Record<string, unknown>) {
   }
   const lim = limit !== undefined && contexts.length === 0 ? ` LIMIT ${p(limit)}` : ''
   const r = await db.sql.query<GoodRow>(
-    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, id${lim}`,
+    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, seq DESC${lim}`,
     params,
   )
   let events = r.rows.map(goodEvent)
@@ -257,10 +266,10 @@ async function bad(db: SearchDb, body: Record<string, unknown>) {
   const params: unknown[] = []
   const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
   if (lim) params.push(limit)
-  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, id${lim}`, params)
+  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, seq DESC${lim}`, params)
   let events = r.rows.map((row) => {
     const parsed = JSON.parse(row.line) as Record<string, unknown>
-    return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed, row.line) }
+    return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
   })
   if (vendor !== undefined) events = events.filter((e) => e.rawEvent?.api.vendor === vendor)
   if (version !== undefined) events = events.filter((e) => e.rawEvent?.api.version === version)
@@ -268,6 +277,24 @@ async function bad(db: SearchDb, body: Record<string, unknown>) {
 }
 
 const TYPED_SORT: Record<string, string> = { collector_tstamp: 'collector_tstamp', event_id: 'id', app_id: 'app_id', event: 'event_type', event_name: 'event_name' }
+/** Newest first; events sent together (one collector time) last sent first. */
+const NEWEST_FIRST = 'collector_tstamp DESC, seq DESC'
+
+/** Valid and failed events together, as Micro's UI lists them (`failed` tells them apart). */
+function allEvents(db: SearchDb): string {
+  const t = tablesOf(db)
+  const cols = 'id, seq, collector_tstamp, app_id, event_type, event_name, failed, doc'
+  return `(SELECT ${cols} FROM ${t.good} UNION ALL SELECT ${cols} FROM ${t.incomplete}) AS e`
+}
+
+/** Entities and self-describing events: lists and objects, which Micro's filters pass over. */
+export const isComplexColumn = (c: string): boolean => /^(contexts_|unstruct_event_|derived_contexts)/.test(c) || c === 'contexts' || c === 'unstruct_event'
+
+/** Timestamp columns: sortable, not filterable, no values listed. */
+const isTimestampColumn = (c: string): boolean => {
+  const i = FIELDS.indexOf(c as (typeof FIELDS)[number])
+  return i >= 0 && FIELD_KINDS[i] === 'ts'
+}
 
 async function events(db: SearchDb, body: Record<string, unknown>) {
   const params: unknown[] = []
@@ -282,8 +309,10 @@ async function events(db: SearchDb, body: Record<string, unknown>) {
       if (!isObject(f) || typeof f.column !== 'string') throw new BadRequest('each filter must be {"column": "...", "values": [...]}')
       const values = f.values === undefined ? [] : f.values
       if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) throw new BadRequest(`filter "${f.column}": "values" must be a list of strings, numbers or booleans`)
-      if (values.length === 0) continue
-      const text = values.map(String)
+      // Micro passes over filters on entities and self-describing events, and over empty values
+      if (isComplexColumn(f.column)) continue
+      const text = values.map(String).filter((v) => v !== '')
+      if (text.length === 0) continue
       if ([f.column, ...text].some((s) => s.includes('\u0000'))) throw new BadRequest('filters may not contain the NUL character')
       where.push(`lower(doc ->> ${p(f.column)}) IN (${text.map((v) => `lower(${p(v)})`).join(', ')})`)
     }
@@ -305,33 +334,46 @@ async function events(db: SearchDb, body: Record<string, unknown>) {
   }
   const page = optionalInt(body, 'page', 1, 1_000_000) ?? 1
   const pageSize = optionalInt(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE
-  const table = tablesOf(db).good
+  const table = allEvents(db)
   const cond = where.length === 0 ? 'TRUE' : where.join(' AND ')
   const total = Number((await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${table} WHERE ${cond}`, [...params])).rows[0]!.n)
-  const order = sorting ? `${TYPED_SORT[sorting.column] ?? `doc -> ${p(sorting.column)}`} ${sorting.desc ? 'DESC' : 'ASC'} NULLS LAST` : 'collector_tstamp DESC'
-  const r = await db.sql.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE ${cond} ORDER BY ${order}, id LIMIT ${p(pageSize)} OFFSET ${p((page - 1) * pageSize)}`, params)
-  return { events: r.rows.map((x) => withNulls(JSON.parse(x.doc) as Record<string, unknown>)), totalPages: Math.ceil(total / pageSize), totalItems: total }
+  const order = sorting ? `${TYPED_SORT[sorting.column] ?? `doc -> ${p(sorting.column)}`} ${sorting.desc ? 'DESC' : 'ASC'} NULLS LAST, ${NEWEST_FIRST}` : NEWEST_FIRST
+  const r = await db.sql.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE ${cond} ORDER BY ${order} LIMIT ${p(pageSize)} OFFSET ${p((page - 1) * pageSize)}`, params)
+  return { events: r.rows.map((x) => withNulls(JSON.parse(x.doc) as Record<string, unknown>)), totalPages: Math.max(1, Math.ceil(total / pageSize)), totalItems: total }
 }
 
 async function columns(db: SearchDb) {
-  const r = await db.sql.query<{ k: string }>(`SELECT DISTINCT k FROM ${tablesOf(db).good} AS t CROSS JOIN LATERAL jsonb_object_keys(t.doc) AS k`)
+  const src = allEvents(db)
+  const r = await db.sql.query<{ k: string }>(`SELECT DISTINCT k FROM ${src} CROSS JOIN LATERAL jsonb_object_keys(e.doc) AS k`)
   if (r.rows.length === 0) return []
+  // the fields of entities (a list of objects) and of self-describing events (an object), dotted after their column
+  const dotted = await db.sql.query<{ k: string }>(
+    `SELECT DISTINCT c.key || '.' || f AS k FROM ${src} CROSS JOIN LATERAL jsonb_each(e.doc) AS c
+       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(c.value) = 'array' THEN c.value ELSE jsonb_build_array(c.value) END) AS x
+       CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(x) = 'object' THEN x ELSE '{}'::jsonb END) AS f
+     WHERE c.key LIKE 'contexts\\_%' OR c.key LIKE 'unstruct\\_event\\_%'`,
+  )
   // null fields are not stored, and every event has every atomic field
-  return [...new Set([...FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json'), ...r.rows.map((x) => x.k)])].sort()
+  return [...new Set([...FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json'), ...r.rows.map((x) => x.k), ...dotted.rows.map((x) => x.k)])].sort()
 }
 
 async function columnStats(db: SearchDb, body: Record<string, unknown>) {
   const cols = stringList(body.columns ?? [], 'columns', MAX_COLUMNS)
-  const table = tablesOf(db).good
+  const table = allEvents(db)
   const out: Record<string, { sortable: boolean; filterable: boolean; values?: unknown[] }> = {}
   for (const c of cols) {
+    if (isTimestampColumn(c)) {
+      out[c] = { sortable: true, filterable: false }
+      continue
+    }
     const kinds = await db.sql.query<{ scalar: boolean | null }>(`SELECT bool_and(jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean')) AS scalar FROM ${table} WHERE jsonb_typeof(doc -> $1) <> 'null'`, [c])
     // an atomic field that is null in every event (not stored) is still a sortable, filterable column
     const scalar = kinds.rows[0]?.scalar === true || ((kinds.rows[0]?.scalar ?? null) === null && isAtomicField(c))
     const entry: { sortable: boolean; filterable: boolean; values?: unknown[] } = { sortable: scalar, filterable: scalar }
     if (scalar) {
-      const vals = await db.sql.query<{ v: string }>(`SELECT DISTINCT doc ->> $1 AS v FROM ${table} WHERE jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean') LIMIT 21`, [c])
-      if (vals.rows.length <= 20) entry.values = vals.rows.map((x) => x.v).sort()
+      // the first 20 distinct values, however many there are
+      const vals = await db.sql.query<{ v: string }>(`SELECT DISTINCT doc ->> $1 AS v FROM ${table} WHERE jsonb_typeof(doc -> $1) IN ('string', 'number', 'boolean') ORDER BY v LIMIT 20`, [c])
+      entry.values = vals.rows.map((x) => x.v)
     }
     out[c] = entry
   }
@@ -350,14 +392,14 @@ async function timeline(db: SearchDb, body: Record<string, unknown>) {
   })
   const r = await db.sql.query<{ i: number; valid: number; failed: number }>(
     `SELECT b.i, (count(g.id) FILTER (WHERE NOT g.failed))::float8 AS valid, (count(g.id) FILTER (WHERE g.failed))::float8 AS failed
-     FROM (VALUES ${rows.join(', ')}) AS b(i, s, e) LEFT JOIN ${tablesOf(db).good} AS g ON g.collector_tstamp >= b.s AND g.collector_tstamp < b.e GROUP BY b.i ORDER BY b.i`,
+     FROM (VALUES ${rows.join(', ')}) AS b(i, s, e) LEFT JOIN (SELECT id, collector_tstamp, failed FROM ${tablesOf(db).good} UNION ALL SELECT id, collector_tstamp, failed FROM ${tablesOf(db).incomplete}) AS g ON g.collector_tstamp >= b.s AND g.collector_tstamp < b.e GROUP BY b.i ORDER BY b.i`,
     params,
   )
   const byIndex = new Map(r.rows.map((x) => [Number(x.i), x]))
   return { points: buckets.map((b, i) => ({ validEvents: Number(byIndex.get(i)?.valid ?? 0), failedEvents: Number(byIndex.get(i)?.failed ?? 0), bucket: b })) }
 }
 
-const notFound = () => textAnswer(404, `Supported endpoints: ${MICRO_ROUTES.join(', ')}`)
+const notFound = () => message(404, `Path for micro has to be one of: ${MICRO_ROUTES.join(' ')}`)
 const methods = (req: MicroRequest, allowed: readonly string[]) => (allowed.includes(req.method) ? undefined : textAnswer(405, `${req.path} accepts ${allowed.join(', ')}`, { allow: allowed.join(', ') }))
 
 /** Answers one `/micro/*` request. */
@@ -378,7 +420,7 @@ export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): P
           await deleteIndex({ ...db, sql: tx }, 'good')
           await deleteIndex({ ...db, sql: tx }, 'bad')
         })
-        return textAnswer(200, 'Reset completed')
+        return message(200, 'Reset completed')
       }
       case '/micro/events':
         return methods(req, ['POST']) ?? ok(await events(db, parseBody(req.body)))
@@ -401,11 +443,12 @@ export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): P
         }
       }) as [string, string, string]
       if (!/^[a-zA-Z0-9_.-]+$/.test(vendor) || !/^[a-zA-Z0-9_-]+$/.test(name) || !/^[0-9]+-[0-9]+-[0-9]+$/.test(version)) {
-        return { status: 404, headers: JSON_TYPE, body: JSON.stringify({ message: `iglu:${vendor}/${name}/jsonschema/${version} is not a valid schema key (vendor/name/jsonschema/MODEL-REVISION-ADDITION)` }) }
+        return message(404, IGLU_FORMAT_MESSAGE)
       }
       const r = await deps.lookupSchema(vendor, name, 'jsonschema', version)
       return r.ok ? ok(r.schema) : { status: 404, headers: JSON_TYPE, body: JSON.stringify(r.errors) }
     }
+    if (path === '/micro/iglu' || path.startsWith('/micro/iglu/')) return methods(req, ['GET']) ?? message(404, IGLU_FORMAT_MESSAGE)
     return notFound()
   } catch (err) {
     if (err instanceof BadRequest) return textAnswer(400, err.message)

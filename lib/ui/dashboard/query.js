@@ -109,10 +109,10 @@ export const EXAMPLES = {
     ['page_url:*home*', 'wildcards'],
     ['user_id:*', 'the field exists'],
     ['tr_total:>=1000', 'ranges'],
-    ['_exists_:contexts_com_snowplowanalytics_snowplow_failure_1', 'failed events (incomplete)'],
     ['NOT event:page_ping', 'negation'],
   ],
   bad: [
+    ['schema:*schema_violations* OR schema:*enrichment_failures*', 'failed events (their bad rows)'],
     ['schema:*schema_violations*', 'schema violations'],
     ['data.failure.messages.error.error_str:ResolutionError', 'schema not found'],
     ['data.failure.messages.error.error_str:ValidationError', 'invalid against its schema'],

@@ -66,7 +66,7 @@ export function EventsTable({ index, hits, columns, utc, order, fresh, selectedI
         ${hits.map((h) => {
           const failed = index === 'good' && h._source?.[FAILURE_CONTEXT] !== undefined
           return html`<tr key=${h._id} data-id=${h._id} class=${`${fresh.has(h._id) ? 'fresh' : ''} ${selectedId === h._id ? 'selected' : ''}`} tabindex="0" onClick=${() => onOpen(h)} onKeyDown=${(e) => e.key === 'Enter' && onOpen(h)}>
-            ${index === 'good' ? html`<td class="status-col">${failed ? html`<span class="badge err" title="a failed event (incomplete), stored with the good ones">failed</span>` : html`<span class="ok-dot" title="valid"></span>`}</td>` : null}
+            ${index === 'good' ? html`<td class="status-col">${failed ? html`<span class="badge err" title="a failed event (incomplete)">failed</span>` : html`<span class="ok-dot" title="valid"></span>`}</td>` : null}
             ${cols.map((c) => html`<${Cell} key=${c.id} col=${c} doc=${h._source ?? {}} utc=${utc} />`)}
           </tr>`
         })}

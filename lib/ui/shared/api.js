@@ -72,5 +72,6 @@ export async function count(index, q, signal) {
 export const LAST_HOUR = {
   good: 'collector_tstamp:[now-1h TO now]',
   bad: 'data.failure.timestamp:[now-1h TO now]',
-  failed: 'collector_tstamp:[now-1h TO now] AND _exists_:contexts_com_snowplowanalytics_snowplow_failure_1',
+  // failed events are kept out of the good index: their bad rows (schema violations, enrichment failures) count them
+  failed: 'data.failure.timestamp:[now-1h TO now] AND (schema:*schema_violations* OR schema:*enrichment_failures*)',
 }

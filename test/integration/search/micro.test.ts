@@ -74,7 +74,9 @@ describe('/micro', () => {
     const [click, struct] = all
     expect(click).toMatchObject({ eventType: 'unstruct', schema: LINK_CLICK, contexts: [CLIENT_SESSION], incomplete: false })
     expect(click.event).toMatchObject({ app_id: 'blog', event: 'unstruct', user_id: 'u2', unstruct_event: { data: { schema: LINK_CLICK, data: { targetUrl: 'https://example.com/out' } } }, contexts: { data: [session] } })
-    expect(click.event.derived_contexts).toMatchObject({ schema: expect.stringMatching(/contexts/), data: expect.any(Array) })
+    // the analytics SDK's shape: the 1-0-0 contexts schema, {} when there are none
+    expect(click.event.contexts).toEqual({ schema: 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-0', data: [session] })
+    expect(click.event.derived_contexts).toEqual({})
     expect(Object.keys(click.event).some((k) => k.startsWith('contexts_'))).toBe(false) // non-lossy: not shredded
     expect(click.rawEvent).toMatchObject({ api: { vendor: 'com.snowplowanalytics.snowplow', version: 'tp2' }, parameters: { e: 'ue', aid: 'blog', uid: 'u2' } })
     expect(struct.contexts).toEqual([WEB_PAGE, CLIENT_SESSION])
@@ -100,9 +102,10 @@ describe('/micro', () => {
     expect(bad).toHaveLength(1)
     expect(bad[0].collectorPayload).toBeNull()
     expect(bad[0].rawEvent).toMatchObject({ api: { vendor: 'com.snowplowanalytics.snowplow', version: 'tp2' }, parameters: { e: 'ue', aid: 'blog' } })
-    const last = JSON.parse(bad[0].errors.at(-1))
-    expect(last.schema).toMatch(/^iglu:com\.snowplowanalytics\.snowplow\.badrows\/schema_violations\//)
-    expect(bad[0].errors.length).toBeGreaterThanOrEqual(2)
+    // Micro's sink: its lead text, then the bad row
+    expect(bad[0].errors).toHaveLength(2)
+    expect(bad[0].errors[0]).toBe('Error while validating the event.')
+    expect(JSON.parse(bad[0].errors[1]).schema).toMatch(/^iglu:com\.snowplowanalytics\.snowplow\.badrows\/schema_violations\//)
     expect((await call('POST', '/micro/bad', { vendor: 'com.snowplowanalytics.snowplow', version: 'tp2' })).json()).toHaveLength(1)
     expect((await call('POST', '/micro/bad', { vendor: 'com.acme' })).json()).toHaveLength(0)
     expect((await call('POST', '/micro/bad', { limit: 0 })).json()).toHaveLength(0)
@@ -121,6 +124,12 @@ describe('/micro', () => {
     expect(sorted).toMatchObject({ totalItems: 4, totalPages: 2 })
     expect(sorted.events.map((e: any) => e.user_id)).toEqual(['u2', 'u3'])
     expect((await ev({})).events[0].user_id).toBe('u3') // newest first
+    // filters on entities and self-describing events, and empty values, are passed over (not "match nothing")
+    expect(await ev({ filters: [{ column: 'contexts_com_snowplowanalytics_snowplow_web_page_1', values: ['x'] }] })).toMatchObject({ totalItems: 4 })
+    expect(await ev({ filters: [{ column: 'unstruct_event_com_snowplowanalytics_snowplow_link_click_1', values: ['x'] }] })).toMatchObject({ totalItems: 4 })
+    expect(await ev({ filters: [{ column: 'app_id', values: [''] }] })).toMatchObject({ totalItems: 4 })
+    expect(await ev({ filters: [{ column: 'app_id', values: ['', 'shop'] }] })).toMatchObject({ totalItems: 2 })
+    expect(await ev({ filters: [{ column: 'app_id', values: ['none'] }] })).toEqual({ events: [], totalPages: 1, totalItems: 0 })
     expect((await call('POST', '/micro/events', { pageSize: 101 })).status).toBe(400)
     expect((await call('POST', '/micro/events', { validEvents: 'yes' })).status).toBe(400)
     expect((await call('POST', '/micro/events', { timeRange: { start: 'last week' } })).status).toBe(400)
@@ -131,10 +140,17 @@ describe('/micro', () => {
     expect(cols).toContain('app_id')
     expect(cols).toContain('contexts_com_snowplowanalytics_snowplow_web_page_1')
     expect(cols).toEqual([...cols].sort())
+    // the dotted fields of entities and self-describing events
+    expect(cols).toContain('contexts_com_snowplowanalytics_snowplow_web_page_1.id')
+    expect(cols).toContain('contexts_com_snowplowanalytics_snowplow_client_session_1.sessionIndex')
+    expect(cols).toContain('unstruct_event_com_snowplowanalytics_snowplow_link_click_1.targetUrl')
     const stats = (await call('POST', '/micro/columnStats', { columns: ['app_id', 'contexts_com_snowplowanalytics_snowplow_web_page_1', 'event_id'] })).json()
     expect(stats.app_id).toEqual({ sortable: true, filterable: true, values: ['blog', 'shop'] })
     expect(stats.contexts_com_snowplowanalytics_snowplow_web_page_1).toEqual({ sortable: false, filterable: false })
     expect(stats.event_id.values).toHaveLength(4)
+    // timestamps: sortable, not filterable, no values
+    const times = (await call('POST', '/micro/columnStats', { columns: ['collector_tstamp', 'dvce_created_tstamp'] })).json()
+    expect(times).toEqual({ collector_tstamp: { sortable: true, filterable: false }, dvce_created_tstamp: { sortable: true, filterable: false } })
     const buckets = [{ start: new Date(COLLECTED).toISOString(), end: new Date(COLLECTED + 2000).toISOString() }, { start: new Date(COLLECTED + 2000).toISOString(), end: new Date(COLLECTED + 4000).toISOString() }]
     expect((await call('POST', '/micro/timeline', { buckets })).json()).toEqual({ points: [{ validEvents: 2, failedEvents: 0, bucket: buckets[0] }, { validEvents: 1, failedEvents: 1, bucket: buckets[1] }] })
     expect((await call('POST', '/micro/timeline', { buckets: 'all' })).status).toBe(400)
@@ -147,7 +163,9 @@ describe('/micro', () => {
     const missing = await call('GET', '/micro/iglu/com.acme/other/jsonschema/1-0-0')
     expect(missing.status).toBe(404)
     expect(missing.json().lookupHistory).toBeDefined()
-    expect((await call('GET', '/micro/iglu/com.acme/thing/jsonschema/1.0')).status).toBe(404)
+    const badVersion = await call('GET', '/micro/iglu/com.acme/thing/jsonschema/1.0')
+    expect(badVersion).toMatchObject({ status: 404, headers: { 'content-type': 'application/json' } })
+    expect(badVersion.json()).toBe('Schema lookup should be in format iglu/{vendor}/{schemaName}/jsonschema/{model}-{revision}-{addition}')
   })
 
   it('answers bad requests, wrong methods and unknown routes clearly', async () => {
@@ -158,14 +176,17 @@ describe('/micro', () => {
     expect(await call('GET', '/micro/events')).toMatchObject({ status: 405, headers: { allow: 'POST' } })
     const other = await call('GET', '/micro/ui')
     expect(other.status).toBe(404)
-    expect(other.body).toBe('Supported endpoints: /micro/all, /micro/good, /micro/bad, /micro/reset, /micro/events, /micro/columns, /micro/columnStats, /micro/timeline, /micro/iglu/{vendor}/{name}/jsonschema/{version}')
+    // a JSON string, as Micro answers
+    expect(other.headers['content-type']).toBe('application/json')
+    expect(other.json()).toBe('Path for micro has to be one of: /micro/all /micro/good /micro/bad /micro/reset /micro/events /micro/columns /micro/columnStats /micro/timeline /micro/iglu/{vendor}/{name}/jsonschema/{version}')
   })
 
   it('/micro/reset empties the store', async () => {
     const r = await call('POST', '/micro/reset')
-    expect(r).toMatchObject({ status: 200, body: 'Reset completed' })
+    expect(r).toMatchObject({ status: 200, headers: { 'content-type': 'application/json' } })
+    expect(r.json()).toBe('Reset completed')
     expect((await call('GET', '/micro/all')).json()).toEqual({ total: 0, good: 0, bad: 0 })
     expect((await call('GET', '/micro/good')).json()).toEqual([])
-    expect((await call('POST', '/micro/events', {})).json()).toEqual({ events: [], totalPages: 0, totalItems: 0 })
+    expect((await call('POST', '/micro/events', {})).json()).toEqual({ events: [], totalPages: 1, totalItems: 0 })
   })
 })

@@ -81,8 +81,9 @@ describe('/search-store', () => {
     const root = await get('/search-store')
     expect(root.status).toBe(200)
     expect(json(root)).toMatchObject({ name: expect.any(String), version: { number: expect.any(String) }, tagline: expect.any(String) })
-    expect(json(await get('/search-store/good/_count'))).toEqual({ count: 8, _shards: expect.objectContaining({ total: 1, failed: 0 }) })
-    expect(json(await get('/search-store/good/good/_count')).count).toBe(8)
+    // the failed event is not in the good index (its bad row is in bad)
+    expect(json(await get('/search-store/good/_count'))).toEqual({ count: 7, _shards: expect.objectContaining({ total: 1, failed: 0 }) })
+    expect(json(await get('/search-store/good/good/_count')).count).toBe(7)
     expect(json(await get('/search-store/bad/bad/_count')).count).toBeGreaterThanOrEqual(1)
     expect(json(await post('/search-store/good/_count', { query: { term: { app_id: 'blog' } } })).count).toBe(2)
   })
@@ -96,7 +97,7 @@ describe('/search-store', () => {
     expect(total(await get(`/search-store/good/_search?q=${encodeURIComponent('se_value:[1 TO 5]')}`))).toBe(1)
     expect(total(await get(`/search-store/good/_search?q=${encodeURIComponent('page_title:"O\'Brien\'s \\"quoted\\" title"')}`))).toBe(1)
     const failed = await get(`/search-store/good/_search?q=${encodeURIComponent('_exists_:contexts_com_snowplowanalytics_snowplow_failure_1')}`)
-    expect(total(failed)).toBe(1)
+    expect(total(failed)).toBe(0)
   })
 
   it('searches with the query DSL, pages, sorts, filters _source, and aggregates', async () => {
@@ -117,16 +118,16 @@ describe('/search-store', () => {
     })
     expect(r.status, r.body).toBe(200)
     const b = json(r)
-    expect(b.hits.total).toEqual({ value: 5, relation: 'eq' })
+    expect(b.hits.total).toEqual({ value: 4, relation: 'eq' })
     expect(b.hits.hits).toHaveLength(2)
     for (const h of b.hits.hits) {
       expect(h._index).toBe('good')
       expect(Object.keys(h._source).sort()).toEqual(['app_id', 'event', 'event_id'])
       expect(h._id).toBe(h._source.event_id)
     }
-    expect(b.aggregations.apps.buckets).toEqual([{ key: 'shop', doc_count: 5 }])
-    expect(b.aggregations.per_minute.buckets.reduce((n: number, x: { doc_count: number }) => n + x.doc_count, 0)).toBe(5)
-    expect(b.aggregations.n.value).toBe(5)
+    expect(b.aggregations.apps.buckets).toEqual([{ key: 'shop', doc_count: 4 }])
+    expect(b.aggregations.per_minute.buckets.reduce((n: number, x: { doc_count: number }) => n + x.doc_count, 0)).toBe(4)
+    expect(b.aggregations.n.value).toBe(4)
     expect(b.aggregations.first.value).toBeLessThanOrEqual(b.aggregations.last.value)
     expect(b.aggregations.users.value).toBeGreaterThanOrEqual(1)
   })
@@ -156,7 +157,7 @@ describe('/search-store', () => {
     const r = await post('/search-store/good/_search', { query: { term: { "x'\"; DROP TABLE good_events; --": "'; SELECT 1; --" } } })
     expect(r.status).toBe(200)
     expect(total(r)).toBe(0)
-    expect(json(await get('/search-store/good/_count')).count).toBe(8)
+    expect(json(await get('/search-store/good/_count')).count).toBe(7)
   })
 
   it('does not duplicate a redelivered record', async () => {
@@ -164,7 +165,7 @@ describe('/search-store', () => {
     await testClients().kinesis.send(new PutRecordsCommand({ StreamName: stack.current.names.streams.good, Records: good.slice(0, 3).map((l) => ({ Data: Buffer.from(l), PartitionKey: 'again' })) }))
     await testClients().kinesis.send(new PutRecordsCommand({ StreamName: stack.current.names.streams.good, Records: [{ Data: Buffer.from('not an enriched event'), PartitionKey: 'x' }] }))
     await settle()
-    expect(json(await get('/search-store/good/_count')).count).toBe(8)
+    expect(json(await get('/search-store/good/_count')).count).toBe(7)
   })
 })
 
@@ -181,7 +182,7 @@ describe('/micro', () => {
     expect(json(await post('/micro/good', { contexts: [WEB_PAGE(PAGE_ID).schema] }))).toHaveLength(4)
     const bad = json(await get('/micro/bad'))
     expect(bad.length).toBeGreaterThanOrEqual(1)
-    expect(bad[0].errors.length).toBeGreaterThanOrEqual(1)
+    expect(bad[0].errors[0]).toBe('Error while validating the event.')
   })
 
   it('serves the explorer routes: events, columns, column stats and timeline', async () => {
@@ -211,8 +212,23 @@ describe('/micro', () => {
   it('resets: both indices empty', async () => {
     const r = await get('/micro/reset')
     expect(r.status).toBe(200)
-    expect(r.body).toBe('Reset completed')
+    expect(json(r)).toBe('Reset completed')
     expect(json(await get('/micro/all'))).toEqual({ total: 0, good: 0, bad: 0 })
     expect(json(await get('/search-store/bad/_count')).count).toBe(0)
+  })
+
+  it('gives events sent in one request newest first: the last one sent first', async () => {
+    const data = Array.from({ length: 20 }, (_, i) => ({ e: 'pv', p: 'web', tv: 'raw-1', aid: 'one-post', url: `https://shop.example.com/${i}`, page: `p${i}` }))
+    const r = await fetch(`${stack.current.url}/com.snowplowanalytics.snowplow/tp2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }),
+    })
+    expect(r.status).toBe(200)
+    await settle()
+    const last = json(await post('/micro/good', { limit: 1 }))
+    expect(last[0].event.page_title).toBe('p19')
+    const all = json(await get('/micro/good'))
+    expect(all.map((g: { event: { page_title: string } }) => g.event.page_title)).toEqual(data.map((d) => d.page).reverse())
   })
 })

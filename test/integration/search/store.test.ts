@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadBatch } from '../../../lib/core/search/loader'
-import { countDocuments, deleteIndex, migrate, MIGRATIONS, purgeOlderThan } from '../../../lib/core/search/store'
+import { countDocuments, deleteIndex, migrate, MIGRATIONS, purgeOlderThan, searchDb, tablesOf } from '../../../lib/core/search/store'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 import { batch, enricher, payload } from '../../unit/enrich/helpers'
 
@@ -45,19 +45,39 @@ describe('search store (PGlite)', () => {
 
   it('loads good, failed and bad documents; a redelivered batch updates instead of duplicating', async () => {
     const s = await open()
-    const good = await lines(10)
+    const all = await lines(11)
+    const good = all.slice(0, 10)
     const recs = good.map((text, i) => ({ id: String(i), text }))
     expect(await loadBatch(s.db, 'good', recs, Date.now())).toEqual({ loaded: 10, rejected: [] })
     expect(await loadBatch(s.db, 'good', [...recs, ...recs.slice(0, 3)], Date.now())).toMatchObject({ loaded: 13 })
     expect(await countDocuments(s.db, 'good')).toBe(10)
-    const failed = await loadBatch(s.db, 'incomplete', [{ id: 'f', text: good[0]! }], Date.now())
+    const failed = await loadBatch(s.db, 'incomplete', [{ id: 'f', text: all[10]! }], Date.now())
     expect(failed.loaded).toBe(1)
-    expect((await s.db.sql.query<{ failed: boolean }>('SELECT failed FROM good_events WHERE id = $1', ['00000000-0000-4000-8000-000000000001'])).rows[0]!.failed).toBe(true)
+    // a failed event is kept out of the good index (its bad row is in bad), in a table of its own
+    expect(await countDocuments(s.db, 'good')).toBe(10)
+    expect((await s.db.sql.query<{ failed: boolean }>('SELECT failed FROM incomplete_events')).rows).toEqual([{ failed: true }])
     const bad = [badRow(1), badRow(2), badRow(1)].map((text, i) => ({ id: `b${i}`, text }))
     expect(await loadBatch(s.db, 'bad', [...bad, { id: 'x', text: 'garbage' }], Date.now())).toMatchObject({ loaded: 3, rejected: [{ id: 'x' }] })
     expect(await countDocuments(s.db, 'bad')).toBe(2)
     await deleteIndex(s.db, 'bad')
     expect(await countDocuments(s.db, 'bad')).toBe(0)
+  })
+
+  it('migrates a store made before arrival order: failed events move out of good, existing rows keep their order', async () => {
+    const s = await open()
+    const old = searchDb(s.db.sql, 'before_v2')
+    const t = tablesOf(old)
+    await s.db.sql.query('CREATE SCHEMA before_v2')
+    await s.db.sql.query(`CREATE TABLE ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+    for (const q of MIGRATIONS[0]!.statements(t)) await s.db.sql.query(q)
+    await s.db.sql.query(`INSERT INTO ${t.migrations} (version) VALUES (1)`)
+    const docs = await lines(3)
+    for (const [i, line] of docs.entries()) {
+      await s.db.sql.query(`INSERT INTO ${t.good} (id, collector_tstamp, failed, doc, line) VALUES ($1, '2025-04-30T10:00:00Z', $2, '{}', $3)`, [`e${i}`, i === 1, line])
+    }
+    expect(await migrate(old)).toEqual([2, 3])
+    expect((await s.db.sql.query<{ id: string }>(`SELECT id FROM ${t.good} ORDER BY collector_tstamp DESC, seq DESC`)).rows.map((r) => r.id)).toEqual(['e2', 'e0'])
+    expect((await s.db.sql.query<{ id: string }>(`SELECT id FROM ${t.incomplete}`)).rows).toEqual([{ id: 'e1' }])
   })
 
   it('stores hostile text as a value', async () => {
