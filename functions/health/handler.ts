@@ -9,6 +9,8 @@ import { downDependencies } from '../../lib/runtime/dependencies'
 
 /** How long the settings read is reused: /health stays one DynamoDB read per few seconds whatever polls it. */
 export const HEALTH_CACHE_MS = 5_000
+/** How long /health waits for the settings table (a table that does not answer is a cause too). */
+const READ_TIMEOUT_MS = 1_500
 
 const started = new Date().toISOString()
 let cached: { at: number; lines: Promise<HealthLine[]> } | undefined
@@ -18,7 +20,11 @@ async function recorded(env: NodeJS.ProcessEnv): Promise<HealthLine[]> {
   const table = env[envVar('table', 'settings')]
   if (!table) return []
   try {
-    const pause = await readEnrichPause(clients().ddb, table)
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${READ_TIMEOUT_MS / 1000} s`)), READ_TIMEOUT_MS)
+    })
+    const pause = await Promise.race([readEnrichPause(clients().ddb, table), timeout]).finally(() => clearTimeout(timer))
     return pause ? [{ component: ENRICH_COMPONENT, since: pause.since, reason: enrichPausedReason(pause.reason) }] : []
   } catch (err) {
     return [{ component: 'settings', since: new Date().toISOString(), reason: `the settings table cannot be read: ${(err as Error).message}` }]
