@@ -393,7 +393,8 @@ export class FloeAppStack extends Stack {
           ],
         })
         acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'lambda:ListEventSourceMappings has no resource-level permissions (it lists, it changes nothing)')
-        acknowledge(policy, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:event-source-mapping:*]', `Mapping ids are not known before the mappings exist; the condition lambda:FunctionArn limits the update to mappings of ${targetKey}`)
+        const shown = (v: string, token: string) => (Token.isUnresolved(v) ? `<${token}>` : v)
+        acknowledge(policy, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:lambda:${shown(this.region, 'AWS::Region')}:${shown(this.account, 'AWS::AccountId')}:event-source-mapping:*]`, `Mapping ids are not known before the mappings exist; the condition lambda:FunctionArn limits the update to mappings of ${targetKey}`)
         if (targetKey !== key) {
           const trigger = streamTriggers.find((t) => t.function === targetKey)
           if (trigger) {
