@@ -1,12 +1,52 @@
+import { clients } from '../../lib/aws/clients'
+import { readEnrichPause } from '../../lib/aws/enrich-pause'
+import { ENRICH_COMPONENT, ENRICH_OFF_ENV, enrichPausedReason, healthAnswer, LICENCE_OFF_REASON, type HealthLine } from '../../lib/core/health/report'
 import { httpLambda } from '../../lib/http/lambda'
 import { text } from '../../lib/http/types'
 import { RETRY_AFTER_SECONDS } from '../../lib/http/unavailable'
+import { envVar } from '../../lib/infra/resources'
 import { downDependencies } from '../../lib/runtime/dependencies'
 
-/** `200 ok`, or `503` naming each component that is down (and since when). */
-export const handler = httpLambda(() => {
-  const down = downDependencies()
-  if (down.length === 0) return text(200, 'ok')
-  const lines = down.map((d) => `${d.component} is down since ${d.since}: ${d.reason}`)
-  return text(503, `unavailable\n${lines.join('\n')}\n`, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+/** How long the settings read is reused: /health stays one DynamoDB read per few seconds whatever polls it. */
+export const HEALTH_CACHE_MS = 5_000
+/** How long /health waits for the settings table (a table that does not answer is a cause too). */
+const READ_TIMEOUT_MS = 1_500
+
+const started = new Date().toISOString()
+let cached: { at: number; lines: Promise<HealthLine[]> } | undefined
+
+/** The causes recorded in the settings table (enrich paused by a set-up failure). */
+async function recorded(env: NodeJS.ProcessEnv): Promise<HealthLine[]> {
+  const table = env[envVar('table', 'settings')]
+  if (!table) return []
+  try {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${READ_TIMEOUT_MS / 1000} s`)), READ_TIMEOUT_MS)
+    })
+    const pause = await Promise.race([readEnrichPause(clients().ddb, table), timeout]).finally(() => clearTimeout(timer))
+    return pause ? [{ component: ENRICH_COMPONENT, since: pause.since, reason: enrichPausedReason(pause.reason) }] : []
+  } catch (err) {
+    return [{ component: 'settings', since: new Date().toISOString(), reason: `the settings table cannot be read: ${(err as Error).message}` }]
+  }
+}
+
+function recordedCached(env: NodeJS.ProcessEnv, now = Date.now()): Promise<HealthLine[]> {
+  if (!cached || now - cached.at >= HEALTH_CACHE_MS) cached = { at: now, lines: recorded(env) }
+  return cached.lines
+}
+
+/**
+ * `200 ok`, or `503` naming each cause: the components this process saw go
+ * down (the local stack), enrich paused by a set-up failure (recorded in the
+ * settings table, on AWS and locally) and enrich off for lack of the licence
+ * (on AWS, from the deployment; the local stack marks it down itself).
+ */
+export const handler = httpLambda(async () => {
+  const env = process.env
+  const lines: HealthLine[] = [...downDependencies()]
+  if (env[ENRICH_OFF_ENV] === 'licence') lines.push({ component: ENRICH_COMPONENT, since: started, reason: LICENCE_OFF_REASON })
+  lines.push(...(await recordedCached(env)))
+  const answer = healthAnswer(lines)
+  return answer.status === 200 ? text(200, answer.body) : text(503, answer.body, { 'retry-after': String(RETRY_AFTER_SECONDS) })
 })

@@ -15,6 +15,7 @@ import { bumpGenerations, restartHere } from '../runtime/restarts'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients, LOCAL_ENDPOINTS_ENV } from './clients'
 import { DynamoCredentialStore } from './credentials-store'
+import { enrichTriggerFromEnvironment, lambdaMappingControl, resumeEnrich } from './enrich-pause'
 import { probeAsset, storedEnrichments } from './enrichments'
 import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
 import { DynamoKeyStore } from './registry-store'
@@ -67,12 +68,17 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
   const settings = tableName('settings')
   const credentials = new DynamoCredentialStore(ddb, settings)
   const hasSearchStore = env[envVar('database', 'search')] !== undefined
+  // Enrich's mapping, which enrich disables on a set-up failure (none locally: there only the record is cleared).
+  const enrichTrigger = enrichTriggerFromEnvironment(env)
+  const mappings = enrichTrigger ? lambdaMappingControl() : undefined
   return controlPlaneApi({
     version: FLOE_VERSION,
     async restart(services) {
       const generations = await bumpGenerations(ddb, settings, services)
       // Locally every function runs here: the restart is done when this returns.
       if (runsLocally(env)) restartHere(services, generations)
+      // After an enrichment change or a restart of enrich: a paused enrich tries its configuration again.
+      if (services.includes('enrich')) await resumeEnrich({ ddb, table: settings, mappings, trigger: enrichTrigger })
     },
     resetSearchStore: hasSearchStore
       ? async () => {

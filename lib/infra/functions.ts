@@ -68,6 +68,13 @@ export interface FunctionDecl {
    * may refer to it, or the stack would have a circular dependency.
    */
   readonly readsMetrics?: boolean
+  /**
+   * Declared functions whose stream triggers this one may disable and enable
+   * (enrich pauses its own on a set-up failure; the control plane resumes it).
+   * On AWS: `lambda:ListEventSourceMappings` (no resource-level permissions)
+   * and `lambda:UpdateEventSourceMapping` on mappings of those functions only.
+   */
+  readonly controlsTriggersOf?: readonly string[]
 }
 
 export { serviceAliases, serviceNames, type ServiceName } from './services'
@@ -95,6 +102,8 @@ export const functions = {
     memoryMb: 128,
     timeoutSeconds: 3,
     routes: [{ method: 'GET', path: '/health' }],
+    // the causes recorded there (enrich paused by a set-up failure)
+    tables: { settings: 'read' },
     openRoutes: 'The health check answers whether the stack is up, nothing more.',
   },
   archive: {
@@ -146,8 +155,11 @@ export const functions = {
     memoryMb: 1024,
     timeoutSeconds: 120,
     streams: { raw: 'read', good: 'write', incomplete: 'write', bad: 'write', pii: 'write' },
-    // specHistory: the published event specifications (event specification enrichment)
-    tables: { schemas: 'read', specHistory: 'read' },
+    // specHistory: the published event specifications (event specification enrichment);
+    // settings: restart generations, and why it paused itself
+    tables: { schemas: 'read', specHistory: 'read', settings: 'readWrite' },
+    // on a set-up failure it disables its own trigger (records wait in the stream)
+    controlsTriggersOf: ['enrich'],
     buckets: { assets: 'read' },
     resolvesSchemas: true,
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
@@ -207,6 +219,8 @@ export const functions = {
     auth: 'basic',
     resolvesSchemas: true,
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+    // enables enrich's trigger again after an enrichment change or a restart of enrich
+    controlsTriggersOf: ['enrich'],
   },
   ui: {
     description: 'The pages: /home (overview, example events, registry, control plane) and /dashboard-ui (the event explorer), prebuilt with esbuild.',

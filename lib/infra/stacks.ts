@@ -1,10 +1,11 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, Token, type StackProps } from 'aws-cdk-lib'
+import { Annotations, ArnFormat, CfnOutput, Duration, RemovalPolicy, Stack, Token, type StackProps } from 'aws-cdk-lib'
 import { CfnStage, DomainName, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2'
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } from 'aws-cdk-lib/aws-dynamodb'
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { FunctionUrlAuthType, StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
 import { S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
@@ -24,6 +25,8 @@ import { FloeFunction, functionLogGroupName, type DataResources } from './functi
 import { API_STAGE, COLLECTOR_ROUTE, FloeMonitoring } from './monitoring'
 import { settingsOrThrow, type DeploySettings } from './settings'
 import { enrichDeployment } from '../core/enrich/deploy'
+import { LICENSE_MESSAGE } from '../core/enrich/config'
+import { ENRICH_OFF_ENV, ENRICH_TRIGGER_ENV, type EnrichTrigger } from '../core/health/report'
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
 import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
@@ -335,7 +338,10 @@ export class FloeAppStack extends Stack {
         }),
       )
       fn.addEnvironment(envVar('stream', t.stream), props.data.streams[t.stream].streamName)
+      // /health says so on AWS too (the local stack marks it down when it leaves the trigger out).
+      if (t.function === 'enrich' && disabledReason === LICENSE_MESSAGE && fns.health) fns.health.fn.addEnvironment(ENRICH_OFF_ENV, 'licence')
     }
+    this.grantTriggerControl(fns, props.data)
     // The enrichment configuration files, synced to their prefix on every deploy (the enrich function reads them at start).
     const enrichmentsDir = settings.enrichmentsDir
     if (enrichmentsDir) {
@@ -362,5 +368,41 @@ export class FloeAppStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the pipeline' })
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
     addLocationOutputs(this, props.data)
+  }
+
+  /**
+   * `controlsTriggersOf`: listing mappings has no resource-level permissions;
+   * updating is allowed on this account's mappings of the named functions only
+   * (condition `lambda:FunctionArn`). A policy of its own, not the role's
+   * default one: the function's own ARN in the policy its function depends on
+   * would be a circular dependency. A function other than the target gets the
+   * target's mapping as `FLOE_ENRICH_TRIGGER` (JSON: function and stream names).
+   */
+  private grantTriggerControl(fns: Record<FunctionKey, FloeFunction>, data: DataResources): void {
+    for (const [key, f] of Object.entries(fns) as [FunctionKey, FloeFunction][]) {
+      for (const targetKey of (functions[key] as FunctionDecl).controlsTriggersOf ?? []) {
+        if (!(targetKey in functions)) throw new Error(`${key}: controlsTriggersOf names ${targetKey}, which is not a declared function`)
+        const target = fns[targetKey as FunctionKey]
+        if (!target) continue
+        const mappings = this.formatArn({ service: 'lambda', resource: 'event-source-mapping', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })
+        const policy = new Policy(this, `${logicalId(key)}TriggerControl${logicalId(targetKey)}`, {
+          roles: [f.fn.role!],
+          statements: [
+            new PolicyStatement({ actions: ['lambda:ListEventSourceMappings'], resources: ['*'] }),
+            new PolicyStatement({ actions: ['lambda:UpdateEventSourceMapping'], resources: [mappings], conditions: { StringEquals: { 'lambda:FunctionArn': target.fn.functionArn } } }),
+          ],
+        })
+        acknowledge(policy, 'AwsSolutions-IAM5[Resource::*]', 'lambda:ListEventSourceMappings has no resource-level permissions (it lists, it changes nothing)')
+        const shown = (v: string, token: string) => (Token.isUnresolved(v) ? `<${token}>` : v)
+        acknowledge(policy, `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:lambda:${shown(this.region, 'AWS::Region')}:${shown(this.account, 'AWS::AccountId')}:event-source-mapping:*]`, `Mapping ids are not known before the mappings exist; the condition lambda:FunctionArn limits the update to mappings of ${targetKey}`)
+        if (targetKey !== key) {
+          const trigger = streamTriggers.find((t) => t.function === targetKey)
+          if (trigger) {
+            const value: EnrichTrigger = { functionName: target.fn.functionName, streamName: data.streams[trigger.stream].streamName }
+            f.fn.addEnvironment(ENRICH_TRIGGER_ENV, this.toJsonString(value))
+          }
+        }
+      }
+    }
   }
 }
