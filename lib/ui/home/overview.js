@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { version as trackerVersion } from '@snowplow/browser-tracker'
 import { getJson, getText } from '../shared/api.js'
 import { CopyButton } from '../shared/copy.js'
+import { HealthBanner } from '../shared/health.js'
 import { html } from '../shared/html.js'
 import { LiveCounters } from './counters.js'
 import { collectorUrl } from './tracker.js'
@@ -16,37 +17,6 @@ const SERVICES = [
   { name: 'Health', path: '/health', about: 'ok when every component of the stack is up', probe: true },
   { name: 'Tracking-design API', path: '/api/msc/v1', about: 'Event specifications, data products, source applications (bearer token)' },
 ]
-
-/** How often the overview asks `/health` what is down. */
-const HEALTH_POLL_MS = 10_000
-
-/** `/health`'s causes, one line each, while it answers 503 (e.g. enrich is off until the licence is accepted). */
-function HealthBanner() {
-  const [causes, setCauses] = useState([])
-  useEffect(() => {
-    let stopped = false
-    const check = async () => {
-      try {
-        const r = await fetch('/health', { cache: 'no-store' })
-        const text = r.status === 503 ? await r.text() : ''
-        if (!stopped) setCauses(text.split('\n').slice(1).filter((l) => l.trim() !== ''))
-      } catch {
-        if (!stopped) setCauses(['/health does not answer'])
-      }
-    }
-    void check()
-    const timer = setInterval(check, HEALTH_POLL_MS)
-    return () => {
-      stopped = true
-      clearInterval(timer)
-    }
-  }, [])
-  if (causes.length === 0) return null
-  return html`<div class="notice error health-causes" role="alert" data-testid="health-causes">
-    <strong>The stack is not healthy (GET /health answers 503):</strong>
-    <ul>${causes.map((c) => html`<li class="mono">${c}</li>`)}</ul>
-  </div>`
-}
 
 function ServiceStatus({ status }) {
   if (status === undefined) return html`<span class="badge muted">—</span>`

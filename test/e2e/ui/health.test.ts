@@ -29,4 +29,13 @@ describe('/home and an unhealthy stack', () => {
     await page.locator('.health.down').waitFor()
     await context.close()
   }, 60_000)
+  it('shows the same banner on the dashboard', async () => {
+    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const page = await context.newPage()
+    await page.goto(`${stack.current.url}/dashboard-ui`)
+    const banner = page.getByTestId('health-causes')
+    await banner.waitFor()
+    expect(await banner.locator('li').allInnerTexts()).toEqual([expect.stringMatching(/enrich is off until the licence is accepted/)])
+    await context.close()
+  }, 60_000)
 })
