@@ -38,4 +38,13 @@ describe('/home and an unhealthy stack', () => {
     expect(await banner.locator('li').allInnerTexts()).toEqual([expect.stringMatching(/enrich is off until the licence is accepted/)])
     await context.close()
   }, 60_000)
+  it("shows Collector and Enrich in the Services table, enrich off for want of the licence", async () => {
+    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const page = await context.newPage()
+    await page.goto(`${stack.current.url}/home#/overview`)
+    await page.getByTestId('state-enrich').waitFor()
+    expect(await page.getByTestId('state-enrich').innerText()).toMatch(/off · licence not accepted/i)
+    expect(await page.getByTestId('state-collector').innerText()).toMatch(/running/i)
+    await context.close()
+  }, 60_000)
 })
