@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { DEFAULT_COLLECTOR_CONFIG, loadCollectorConfig, type CollectorConfig } from '../../lib/core/collector/config'
+import { DEFAULT_COLLECTOR_CONFIG, loadCollectorConfig, ROOT_REDIRECT_ENV, withRootRedirect, type CollectorConfig } from '../../lib/core/collector/config'
 import { handleCollectorRequest, sinkFailureResponse, type CollectorRecord } from '../../lib/core/collector/service'
 import { responseProblem } from '../../lib/http/headers'
 import type { HttpHandler } from '../../lib/http/types'
@@ -11,17 +11,23 @@ export const COLLECTOR_CONFIG_ENV = 'FLOE_COLLECTOR_CONFIG'
 /** Writes a request's records; resolves only when all of them are stored. */
 export type RecordSink = (records: readonly CollectorRecord[], config: CollectorConfig) => Promise<void>
 
-let cached: { source: string | undefined; config: CollectorConfig } | undefined
+let cached: { source: string; config: CollectorConfig } | undefined
 // A restart of the collector reads its configuration again.
 onRestart((services) => {
   if (services.has('collector')) cached = undefined
 })
 
-/** The configuration from `FLOE_COLLECTOR_CONFIG`, validated once per distinct value. */
+/**
+ * The configuration from `FLOE_COLLECTOR_CONFIG` (with the root redirect of
+ * `FLOE_COLLECTOR_ROOT_REDIRECT` when it does not configure `rootResponse`),
+ * validated once per distinct value.
+ */
 export function collectorConfigFromEnv(): CollectorConfig {
-  const source = process.env[COLLECTOR_CONFIG_ENV]
+  const given = process.env[COLLECTOR_CONFIG_ENV]
+  const root = process.env[ROOT_REDIRECT_ENV]
+  const source = `${root ?? ''}\n${given ?? ''}`
   if (!cached || cached.source !== source) {
-    const config = source ? loadCollectorConfig(JSON.parse(source)) : DEFAULT_COLLECTOR_CONFIG
+    const config = given || root ? loadCollectorConfig(withRootRedirect(given ? JSON.parse(given) : undefined, root)) : DEFAULT_COLLECTOR_CONFIG
     cached = { source, config }
   }
   return cached.config

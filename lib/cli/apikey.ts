@@ -12,7 +12,7 @@ export const apikeyCommands = [
   {
     name: 'apikey create',
     usage: CREATE_USAGE,
-    summary: 'Creates an API key for an organization; prints the key id and the secret key (shown once, stored hashed).',
+    summary: 'Create an API key for an organization; print the key id and the secret key (shown once, stored hashed).',
     async run(args: string[]) {
       const { target, rest } = takeTargetOptions(args, CREATE_USAGE)
       const json = rest.includes('--json')
@@ -34,7 +34,7 @@ export const apikeyCommands = [
   {
     name: 'apikey revoke',
     usage: REVOKE_USAGE,
-    summary: 'Revokes an API key: no new tokens, and tokens issued with it stop working.',
+    summary: 'Revoke an API key: no new tokens, and tokens issued with it stop working.',
     async run(args: string[]) {
       const { target, rest } = takeTargetOptions(args, REVOKE_USAGE)
       if (rest.length !== 1 || rest[0]!.startsWith('--')) throw usageError(REVOKE_USAGE)

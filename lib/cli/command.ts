@@ -3,6 +3,8 @@ export interface Command {
   readonly name: string
   readonly usage: string
   readonly summary: string
+  /** More lines for `--help` (e.g. the environment variables a command reads). */
+  readonly details?: string
   /** Runs the command; resolves to the process exit code. */
   run(args: string[]): Promise<number>
 }

@@ -21,7 +21,7 @@ export const credentialsResetCommand: Command = {
   name: 'credentials reset',
   usage: RESET_USAGE,
   summary:
-    'Sets new sign-in credentials for the pages: the username of FLOE_USERNAME (else the current one) and the password of FLOE_PASSWORD, or a generated password printed once (never logged).',
+    'Set new sign-in credentials for the pages: the username of FLOE_USERNAME (else the current one) and the password of FLOE_PASSWORD, or a generated password printed once (never logged).',
   async run(args) {
     const { target, rest } = takeTargetOptions(args, RESET_USAGE)
     if (rest.length > 0) throw usageError(RESET_USAGE, `unexpected ${rest.join(' ')} (the new password is read from FLOE_PASSWORD, never from the command line)`)

@@ -215,6 +215,9 @@ export async function runLogs(args: readonly string[], run: LogsRun): Promise<nu
   if (end === undefined && !opts.follow && !existsSync(dir)) {
     throw new UsageError(`no logs in ${dir}: start the local stack with 'npx floe start' (FLOE_DATA_DIR sets its data directory)`)
   }
+  if (end === undefined && !opts.follow) {
+    throw new UsageError(`no log for '${opts.log}' yet (${path} does not exist): it is written when the service first runs; -f waits for it`)
+  }
   for (const line of lastLines(path, opts.lines, end)) run.out(line)
   if (!opts.follow) return 0
   run.onFollowing?.()

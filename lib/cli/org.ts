@@ -46,7 +46,7 @@ export const orgCommands = [
   {
     name: 'org create',
     usage: CREATE_USAGE,
-    summary: 'Creates an organization in the local stack (or the deployment of --stack) and prints its id (a UUID).',
+    summary: 'Create an organization in the local stack (or the deployment of --stack) and print its id (a UUID).',
     async run(args: string[]) {
       const { target, rest } = takeTargetOptions(args, CREATE_USAGE)
       const o = options(rest, ['name'], CREATE_USAGE)

@@ -177,6 +177,8 @@ export async function startFromCli(): Promise<number> {
     process.once('SIGHUP', () => stop('SIGHUP'))
     // Started by a launcher such as `npm start`: a signal to the launcher may not reach this
     // process, so when the launcher is gone (this process was re-parented) it stops too.
+    // (`npm start` execs this process, so the SIGINT and SIGTERM npm forwards to its script
+    // reach it; without the exec, sh would get them, and it does not pass SIGINT on.)
     const parent = process.ppid
     if (process.env.npm_lifecycle_event !== undefined || process.env.FLOE_WATCH_PARENT === '1') {
       const timer = setInterval(() => {

@@ -1,4 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { ROOT_REDIRECT_ENV } from '../core/collector/config'
 import { schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { join } from 'node:path'
 import { clients, LOCAL_ENDPOINTS_ENV, makeClients, type AwsClients, type LocalEndpoints } from '../aws/clients'
@@ -114,6 +115,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const names = localNames(opts.namePrefix)
     trackStack({ functions: Object.keys(functions), serviceOrder: serviceNames, streams: names.streams, emulators: trackedEmulators(emulators, endpoints.postgres !== undefined) })
     // Functions read resource names and endpoints from the environment, as on Lambda.
+    // GET / leads to the home page, as on Snowplow Mini (FLOE_COLLECTOR_CONFIG's rootResponse still wins).
+    process.env[ROOT_REDIRECT_ENV] ??= '/home'
     Object.assign(process.env, resourceEnvironment(names), opts.environment, {
       [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',

@@ -284,6 +284,22 @@ export function parseCollectorConfig(input: unknown): ConfigResult {
 }
 
 /** Like `parseCollectorConfig`, but throws one error listing every problem. */
+/**
+ * Environment variable naming a path that `GET /` redirects to when the
+ * deployment's configuration says nothing about `rootResponse`. The local
+ * stack sets it to `/home` (its home page is served on the same origin);
+ * deployed stacks leave it unset, so their root answers 404 unless configured.
+ */
+export const ROOT_REDIRECT_ENV = 'FLOE_COLLECTOR_ROOT_REDIRECT'
+
+/** `input` with a root response redirecting to `location`, unless `input` configures one itself. */
+export function withRootRedirect(input: unknown, location: string | undefined): unknown {
+  if (!location) return input
+  const doc = input === undefined || input === null ? {} : input
+  if (typeof doc !== 'object' || Array.isArray(doc) || 'rootResponse' in doc) return input
+  return { ...doc, rootResponse: { enabled: true, statusCode: 302, headers: { location }, body: '' } }
+}
+
 export function loadCollectorConfig(input: unknown): CollectorConfig {
   const r = parseCollectorConfig(input)
   if (!r.ok) throw new Error(`Invalid collector configuration:\n  ${r.errors.join('\n  ')}`)

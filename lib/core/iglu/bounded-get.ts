@@ -25,7 +25,7 @@ export interface BoundedGetOptions {
 
 export type BoundedAnswer =
   | { readonly ok: true; readonly status: number; readonly text: string }
-  /** `final`: asking again cannot help (too large, redirected elsewhere). */
+  /** `final`: asking again within the lookup cannot help (too large, redirected elsewhere, unreachable). */
   | { readonly ok: false; readonly message: string; readonly final: boolean }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308])
@@ -92,6 +92,36 @@ export async function boundedGet(url: string, o: BoundedGetOptions): Promise<Bou
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } }
     const why = timeout.aborted ? `no answer within ${o.timeoutMs} ms` : o.signal?.aborted ? 'abandoned: the lookup ran out of time' : (e.cause?.code ?? e.cause?.message ?? e.message)
-    return { ok: false, message: `GET ${url} failed: ${why}`, final: false }
+    const unreachable = !timeout.aborted && !o.signal?.aborted ? networkErrorCode(err) : undefined
+    return { ok: false, message: `GET ${url} failed: ${unreachable ?? why}`, final: unreachable !== undefined }
   }
+}
+
+/**
+ * Errors that say the registry cannot be reached at all from here (no DNS,
+ * nothing listening, no route): asking again a few hundred milliseconds later
+ * gives the same answer, so the lookup does not retry them and the
+ * repository's circuit breaker carries the failure. Time-outs and 5xx answers
+ * are not among them and are retried.
+ */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN'])
+
+/** The network error code of a failed fetch when it is one of `UNREACHABLE_CODES`. */
+export function networkErrorCode(err: unknown): string | undefined {
+  const seen = new Set<unknown>()
+  const walk = (e: unknown, depth: number): string | undefined => {
+    if (e === null || typeof e !== 'object' || seen.has(e) || depth > 4) return undefined
+    seen.add(e)
+    const x = e as { code?: unknown; cause?: unknown; errors?: unknown }
+    if (typeof x.code === 'string' && UNREACHABLE_CODES.has(x.code)) return x.code
+    // connection attempts to several addresses end in an AggregateError
+    if (Array.isArray(x.errors)) {
+      for (const inner of x.errors) {
+        const c = walk(inner, depth + 1)
+        if (c !== undefined) return c
+      }
+    }
+    return walk(x.cause, depth + 1)
+  }
+  return walk(err, 0)
 }

@@ -12,8 +12,10 @@ import { boundedGet, MAX_ANSWER_BYTES } from './bounded-get'
 
 /**
  * Why a repository gave no schema. `final` failures (an answer over the size
- * cap, a redirect to another origin, version discovery over its bounds) are
- * not retried within the lookup: asking again cannot help.
+ * cap, a redirect to another origin, version discovery over its bounds, a
+ * registry that cannot be reached: no DNS, connection refused, no route) are
+ * not retried within the lookup: asking again cannot help; the repository's
+ * circuit breaker opens at once.
  */
 export type RegistryError =
   | { readonly kind: 'NotFound' }

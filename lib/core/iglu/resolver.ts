@@ -273,7 +273,7 @@ export class Resolver {
       this.breakers.delete(repo.name)
       return r.ok ? r : { ...r, tried: true, retry: false }
     }
-    // A final failure (too large, redirected away, discovery over its bounds) cannot get better by asking again soon.
+    // A final failure (too large, redirected away, discovery over its bounds, unreachable) cannot get better by asking again soon.
     const final = r.error.final === true
     if (b !== undefined || final) this.trip(repo.name, r.error)
     return { ok: false, error: r.error, tried: true, retry: b === undefined && !final }

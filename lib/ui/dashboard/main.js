@@ -11,6 +11,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { search, TIME_FIELD } from '../shared/api.js'
 import { ago, fmtInt } from '../shared/format.js'
 import { useHash, useNow, usePoll, useStored } from '../shared/hooks.js'
+import { HealthBanner } from '../shared/health.js'
 import { html, render } from '../shared/html.js'
 import { Notice, TopBar } from '../shared/layout.js'
 import { Breakdown, BREAKDOWN_AGGS } from './breakdown.js'
@@ -179,6 +180,7 @@ function Dashboard() {
 
   return html`<${TopBar} page="dashboard" />
     <main class="container-fluid dash">
+      <${HealthBanner} />
       <div class="dash-toolbar">
         <div role="group" class="index-toggle" aria-label="Index">
           ${['good', 'bad'].map(

@@ -2,12 +2,15 @@ import { useEffect, useState } from 'preact/hooks'
 import { version as trackerVersion } from '@snowplow/browser-tracker'
 import { getJson, getText } from '../shared/api.js'
 import { CopyButton } from '../shared/copy.js'
+import { HealthBanner } from '../shared/health.js'
 import { html } from '../shared/html.js'
 import { LiveCounters } from './counters.js'
 import { collectorUrl } from './tracker.js'
 
 /** The services of the stack; `probe` ones are checked with a GET. */
 const SERVICES = [
+  { name: 'Collector', path: '/com.snowplowanalytics.snowplow/tp2', about: 'Receives tracker events (POST tp2, GET /i); writes them to the raw stream', fromHealth: 'collector' },
+  { name: 'Enrich', path: null, about: 'Validates and enriches raw events into good, bad and failed events', fromHealth: 'enrich' },
   { name: 'Event explorer', path: '/dashboard-ui', about: 'Recent good events and bad rows, histogram, bad rows grouped by failure' },
   { name: 'Search store', path: '/search-store', about: 'Elasticsearch-style _count and _search over the good and bad indices', probe: true },
   { name: 'Micro API', path: '/micro/all', about: "Snowplow Micro's API: /micro/all, /good, /bad, /reset, /iglu", probe: true },
@@ -17,37 +20,6 @@ const SERVICES = [
   { name: 'Tracking-design API', path: '/api/msc/v1', about: 'Event specifications, data products, source applications (bearer token)' },
 ]
 
-/** How often the overview asks `/health` what is down. */
-const HEALTH_POLL_MS = 10_000
-
-/** `/health`'s causes, one line each, while it answers 503 (e.g. enrich is off until the licence is accepted). */
-function HealthBanner() {
-  const [causes, setCauses] = useState([])
-  useEffect(() => {
-    let stopped = false
-    const check = async () => {
-      try {
-        const r = await fetch('/health', { cache: 'no-store' })
-        const text = r.status === 503 ? await r.text() : ''
-        if (!stopped) setCauses(text.split('\n').slice(1).filter((l) => l.trim() !== ''))
-      } catch {
-        if (!stopped) setCauses(['/health does not answer'])
-      }
-    }
-    void check()
-    const timer = setInterval(check, HEALTH_POLL_MS)
-    return () => {
-      stopped = true
-      clearInterval(timer)
-    }
-  }, [])
-  if (causes.length === 0) return null
-  return html`<div class="notice error health-causes" role="alert" data-testid="health-causes">
-    <strong>The stack is not healthy (GET /health answers 503):</strong>
-    <ul>${causes.map((c) => html`<li class="mono">${c}</li>`)}</ul>
-  </div>`
-}
-
 function ServiceStatus({ status }) {
   if (status === undefined) return html`<span class="badge muted">—</span>`
   if (status === 'checking') return html`<span class="badge muted">checking…</span>`
@@ -56,10 +28,23 @@ function ServiceStatus({ status }) {
   return html`<span class="badge err">${status === 0 ? 'no answer' : `HTTP ${status}`}</span>`
 }
 
+/** A component's state from /health's causes (lines naming it), e.g. enrich off until the licence is accepted. */
+function StateFromHealth({ component, causes }) {
+  if (causes === undefined) return html`<span class="badge muted">—</span>`
+  const mine = causes.filter((c) => c.startsWith(component) || c.includes(` ${component} `))
+  if (mine.length === 0) return html`<span class="badge ok" data-testid=${`state-${component}`}>running</span>`
+  const off = mine.find((c) => /licen[cs]e/.test(c))
+  return html`<span class="badge err" data-testid=${`state-${component}`} title=${mine.join('\n')}>${off ? 'off · licence not accepted' : 'down'}</span>`
+}
+
 function Services() {
   const [status, setStatus] = useState({})
+  const [health, setHealth] = useState(undefined)
   const probe = async () => {
     setStatus(Object.fromEntries(SERVICES.filter((s) => s.probe).map((s) => [s.path, 'checking'])))
+    void fetch('/health', { cache: 'no-store' })
+      .then(async (r) => setHealth(r.status === 503 ? (await r.text()).split('\n').slice(1) : []))
+      .catch(() => setHealth(undefined))
     await Promise.all(
       SERVICES.filter((s) => s.probe).map(async (s) => {
         let code = 0
@@ -85,9 +70,9 @@ function Services() {
           ${SERVICES.map(
             (s) => html`<tr>
               <td><strong>${s.name}</strong></td>
-              <td><a class="mono" href=${s.path} target=${s.path === '/dashboard-ui' ? undefined : '_blank'} rel="noopener">${s.path}</a></td>
+              <td>${s.path === null ? html`<span class="muted">stream consumer (raw)</span>` : html`<a class="mono" href=${s.path} target=${s.path === '/dashboard-ui' ? undefined : '_blank'} rel="noopener">${s.path}</a>`}</td>
               <td class="muted">${s.about}</td>
-              <td><${ServiceStatus} status=${s.probe ? status[s.path] : undefined} /></td>
+              <td>${s.fromHealth ? html`<${StateFromHealth} component=${s.fromHealth} causes=${health} />` : html`<${ServiceStatus} status=${s.probe ? status[s.path] : undefined} />`}</td>
             </tr>`,
           )}
         </tbody>
