@@ -18,6 +18,7 @@ import { confirmWitness } from './validator'
 
 export type { CompatOptions, CompatResult, UndecidableReason } from './types'
 export { DEFAULT_BUDGET } from './types'
+export { describeRejection, explainWitness, topProperty, type Names, type WitnessFailure } from './explain'
 
 function undecidable(reasons: UndecidableReason[]): CompatResult {
   const seen = new Set<string>()

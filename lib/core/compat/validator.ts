@@ -19,8 +19,10 @@ interface Instance {
 const NO_RESOLVER = {}
 const instances = new WeakMap<object, Instance>()
 
-function makeInstance(): Instance {
-  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors: false, code: { optimize: false, regExp: ajvRegExp } })
+const explainers = new WeakMap<object, Instance>()
+
+function makeInstance(allErrors = false): Instance {
+  const ajv = new Ajv({ strict: false, validateSchema: false, multipleOfPrecision: 9, logger: false, allErrors, code: { optimize: false, regExp: ajvRegExp } })
   addFormats(ajv)
   ajv.addKeyword('self')
   return { ajv, compiled: new Map(), added: new Set() }
@@ -84,17 +86,50 @@ function compile(inst: Instance, schema: object, resolve: Resolve | undefined): 
   return fn ?? undefined
 }
 
+function instanceFor(resolve?: Resolve, allErrors = false): Instance {
+  const owner = resolve ?? NO_RESOLVER
+  const map = allErrors ? explainers : instances
+  let inst = map.get(owner)
+  if (!inst) {
+    inst = makeInstance(allErrors)
+    map.set(owner, inst)
+  }
+  return inst
+}
+
+/** At most this many rejections are reported for one instance. */
+export const MAX_REJECTIONS = 5
+
+/** Where and why ajv rejects an instance: the first error it reports. */
+export interface Rejection {
+  /** JSON pointer into the instance (`''` for the instance itself). */
+  readonly path: string
+  /** The keyword of B that fails, and the JSON pointer to it in B. */
+  readonly keyword: string
+  readonly schemaPath: string
+  readonly params: Record<string, unknown>
+  /** ajv's message, e.g. `must be array`. */
+  readonly message: string
+}
+
+/**
+ * The errors ajv reports for `instance` against `schema` (all of them, in ajv's order, at most
+ * {@link MAX_REJECTIONS}); empty when it is valid or the schema cannot be compiled.
+ */
+export function explainRejection(schema: object, instance: unknown, resolve?: Resolve): Rejection[] {
+  const v = compile(instanceFor(resolve, true), schema, resolve)
+  if (!v) return []
+  const w = JSON.parse(JSON.stringify(instance ?? null)) as unknown
+  if (v(w) === true || !v.errors) return []
+  return v.errors.slice(0, MAX_REJECTIONS).map((e) => ({ path: e.instancePath, keyword: e.keyword, schemaPath: e.schemaPath, params: { ...e.params }, message: e.message ?? 'is invalid' }))
+}
+
 /**
  * True when `witness` is valid against A and invalid against B according to ajv; false otherwise
  * (including when a schema cannot be compiled).
  */
 export function confirmWitness(a: object, b: object, witness: unknown, resolve?: Resolve): boolean {
-  const owner = resolve ?? NO_RESOLVER
-  let inst = instances.get(owner)
-  if (!inst) {
-    inst = makeInstance()
-    instances.set(owner, inst)
-  }
+  const inst = instanceFor(resolve)
   const va = compile(inst, a, resolve)
   const vb = compile(inst, b, resolve)
   if (!va || !vb) return false

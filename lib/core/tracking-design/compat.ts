@@ -3,7 +3,7 @@
  * source data structure: the version in `event.source` ("current") and the
  * latest version in the registry, mapped to `errors` entries.
  */
-import { checkCompatibility } from '../compat/index'
+import { checkCompatibility, explainWitness, topProperty } from '../compat/index'
 import { compareSchemaVer, formatSchemaVer, parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import type { StoredSchema } from '../iglu/store'
 import { CODES, error, warning } from './envelope'
@@ -14,7 +14,7 @@ import { isObject } from './validate'
 /** The outcome of "is every instance valid against `a` also valid against `b`?". */
 export type CompatOutcome =
   | { readonly result: 'Compatible' }
-  | { readonly result: 'SchemaIncompatible'; readonly witness?: unknown; readonly reason?: string }
+  | { readonly result: 'SchemaIncompatible'; readonly witness?: unknown; readonly reason?: string; readonly paths?: readonly string[] }
   | { readonly result: 'SchemaUndecidable'; readonly reasons: readonly { keyword: string; path: string; message: string }[] }
 
 /** The port through which the API reaches the schema inclusion checker. */
@@ -22,9 +22,24 @@ export interface CompatibilityChecker {
   check(a: object, b: object, resolve: (igluUri: string) => object | undefined): CompatOutcome
 }
 
-/** The checker of `lib/core/compat`. */
+const NAMES = { a: 'the event specification', b: 'the data structure' }
+
+/**
+ * The checker of `lib/core/compat`. An incompatibility carries its witness, the JSON pointers into
+ * it where the data structure rejects it (`paths`) and that rejection in words (`reason`).
+ */
 export const defaultChecker: CompatibilityChecker = {
-  check: (a, b, resolve) => checkCompatibility(a, b, { resolve }),
+  check: (a, b, resolve) => {
+    const r = checkCompatibility(a, b, { resolve })
+    if (r.result !== 'SchemaIncompatible') return r
+    const f = explainWitness(b, r.witness, NAMES, resolve)
+    return f ? { result: r.result, witness: r.witness, reason: f.reason, paths: f.paths } : { result: r.result, witness: r.witness }
+  },
+}
+
+/** The entry of an incompatibility, with its witness and reason beside the four fields when known. */
+function incompatible(entry: ErrorEntry, r: { witness?: unknown; reason?: string }): ErrorEntry {
+  return { ...entry, ...('witness' in r ? { witness: r.witness } : {}), ...(r.reason !== undefined ? { reason: r.reason } : {}) }
 }
 
 const IGLU_HTTP = /^https?:\/\/(?:www\.)?iglucentral\.com\/schemas\/([^#]+?)\/?(#.*)?$/
@@ -121,7 +136,8 @@ export async function compatibilityEntries(
     const r = checker.check(event.schema, t.schema.body, resolve)
     if (r.result === 'SchemaIncompatible') {
       const title = `Event specification with id: ${id}, event schema is INCOMPATIBLE with schema with ${describe(t.schema.key)}`
-      out.push(op === 'write' && t.which === 'current' ? error(CODES.schemaIncompatible, 'event.schema', title) : warning(CODES.schemaIncompatible, 'event.schema', title))
+      const entry = op === 'write' && t.which === 'current' ? error(CODES.schemaIncompatible, 'event.schema', title) : warning(CODES.schemaIncompatible, 'event.schema', title)
+      out.push(incompatible(entry, r))
     } else if (r.result === 'SchemaUndecidable') {
       const why = r.reasons[0] ? ` (${r.reasons[0].keyword} at ${r.reasons[0].path}: ${r.reasons[0].message})` : ''
       out.push(warning(CODES.schemaUndecidable, 'event.schema', `Event specification with id: ${id}, event schema compatibility is UNDECIDABLE with schema with ${describe(t.schema.key)}${why}; compatibility is the user's responsibility`))
@@ -138,6 +154,9 @@ export interface SourceReport {
   readonly status: SourceStatus
   readonly properties: Record<string, SourceStatus>
   readonly message?: string
+  /** For an incompatible source: an instance the rules accept and the structure rejects, and why. */
+  readonly witness?: unknown
+  readonly reason?: string
 }
 
 /** One schema against the version its source names (the compatibility endpoint). */
@@ -161,6 +180,15 @@ export async function checkSource(source: unknown, schema: unknown, registry: Re
     const p = checker.check(rule, other, (u) => refs.get(u))
     properties[name] = p.result === 'Compatible' ? 'compatible' : p.result === 'SchemaIncompatible' ? 'incompatible' : 'undecidable'
   }
-  if (r.result === 'SchemaIncompatible') return { source: src, status: 'incompatible', properties, message: `the rules are incompatible with ${src}` }
+  if (r.result === 'SchemaIncompatible') {
+    // The properties the witness breaks on are incompatible, whatever they give checked alone; a
+    // failure of the instance itself (required, additionalProperties, type) is said in `reason`.
+    for (const path of r.paths ?? []) {
+      const top = topProperty(path)
+      if (top !== undefined) properties[top] = 'incompatible'
+    }
+    const why = r.reason !== undefined ? `: ${r.reason}` : ''
+    return { source: src, status: 'incompatible', properties, message: `the rules are incompatible with ${src}${why}`, ...('witness' in r ? { witness: r.witness } : {}), ...(r.reason !== undefined ? { reason: r.reason } : {}) }
+  }
   return { source: src, status: 'undecidable', properties, message: r.reasons.map((x) => `${x.keyword} at ${x.path}: ${x.message}`).join('; ') }
 }

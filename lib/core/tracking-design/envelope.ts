@@ -32,8 +32,9 @@ export const hasError = (errors: readonly ErrorEntry[]) => errors.some((e) => e.
 export function summary(errors: readonly ErrorEntry[]): string {
   const list = errors.filter((e) => e.type === 'Error')
   if (list.length === 0) return ''
-  if (list.length === 1) return list[0]!.title
-  return `${list.length} errors: ${list.map((e) => e.title).join('; ')}`
+  const text = (e: ErrorEntry) => (e.reason ? `${e.title}: ${e.reason}` : e.title)
+  if (list.length === 1) return text(list[0]!)
+  return `${list.length} errors: ${list.map(text).join('; ')}`
 }
 
 export type IncludeItem = ({ type: 'History' } & HistoryRecord) | Record<string, unknown>

@@ -43,6 +43,10 @@ export interface ErrorEntry {
   readonly code: string
   readonly title: string
   readonly source: string
+  /** `SchemaIncompatible`: an instance the event specification accepts and the data structure rejects. */
+  readonly witness?: unknown
+  /** `SchemaIncompatible`: where and why the data structure rejects the witness, in words. */
+  readonly reason?: string
 }
 
 export interface Organization {

@@ -32,7 +32,7 @@ describe('compatibility checks on create, edit and retrieve', () => {
     const r = await t.api('POST', '/event-specs/v1', { spec: { name: 'too long', event: { source: V100, schema: rules({ type: 'string', maxLength: 50 }) } } })
     expect(r.status).toBe(422)
     expect(r.body.data).toEqual([])
-    expect(r.body.errors).toContainEqual({ type: 'Error', code: 'SchemaIncompatible', source: 'event.schema', title: expect.stringMatching(/event schema is INCOMPATIBLE with schema with name: checkout, vendor: com\.acme, version: 1-0-0$/) })
+    expect(r.body.errors).toContainEqual({ type: 'Error', code: 'SchemaIncompatible', witness: expect.anything(), reason: expect.stringMatching(/^at /), source: 'event.schema', title: expect.stringMatching(/event schema is INCOMPATIBLE with schema with name: checkout, vendor: com\.acme, version: 1-0-0$/) })
     expect(r.body.message).toContain('INCOMPATIBLE')
     expect((await t.api('GET', '/event-specs/v1')).body.data.length).toBe(before)
   })
@@ -41,15 +41,15 @@ describe('compatibility checks on create, edit and retrieve', () => {
     const r = await t.api('POST', '/event-specs/v1', { spec: { name: 'mid', event: { source: V100, schema: rules({ type: 'string', maxLength: 15 }) } } })
     expect(r.status).toBe(201)
     const id = r.body.data[0].id
-    expect(r.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
+    expect(r.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', witness: expect.anything(), reason: expect.stringMatching(/^at /), source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
     // retrieve: the same warning, 200
     const g = await t.api('GET', `/event-specs/v1/${id}`)
     expect(g.status).toBe(200)
-    expect(g.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
+    expect(g.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', witness: expect.anything(), reason: expect.stringMatching(/^at /), source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
     // edit: pointing at 1-0-1 makes it incompatible with the current version: 422, the stored record is unchanged
     const e = await t.api('PUT', `/event-specs/v1/${id}`, { spec: { name: 'mid', event: { source: V101, schema: rules({ type: 'string', maxLength: 15 }) } } })
     expect(e.status).toBe(422)
-    expect(e.body.errors).toEqual([{ type: 'Error', code: 'SchemaIncompatible', source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
+    expect(e.body.errors).toEqual([{ type: 'Error', code: 'SchemaIncompatible', witness: expect.anything(), reason: expect.stringMatching(/^at /), source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
     expect((await t.api('GET', `/event-specs/v1/${id}`)).body.data[0]).toMatchObject({ version: 0, event: { source: V100 } })
     // an edit that fits both: 200 without entries
     const ok = await t.api('PUT', `/event-specs/v1/${id}`, { spec: { name: 'mid', event: { source: V101, schema: rules({ type: 'string', maxLength: 5 }) } } })
@@ -65,7 +65,7 @@ describe('compatibility checks on create, edit and retrieve', () => {
     try {
       const g = await t.api('GET', `/event-specs/v1/${id}`)
       expect(g.status).toBe(200)
-      expect(g.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
+      expect(g.body.errors).toEqual([{ type: 'Warning', code: 'SchemaIncompatible', witness: expect.anything(), reason: expect.stringMatching(/^at /), source: 'event.schema', title: title(id, 'INCOMPATIBLE', '1-0-1') }])
     } finally {
       await putSchema(stack.current, V101, objectSchema({ step: { type: 'string', maxLength: 10 }, total: { type: 'number' } }))
     }
@@ -119,7 +119,7 @@ describe('POST /event-specs/v1/compatibility', () => {
     expect(r.status).toBe(200)
     expect(r.body.status).toBe('incompatible')
     expect(r.body.sources).toEqual([
-      { source: V100, status: 'incompatible', properties: { step: 'incompatible', total: 'compatible' }, message: expect.any(String) },
+      { source: V100, status: 'incompatible', properties: { step: 'incompatible', total: 'compatible' }, message: expect.any(String), witness: { step: expect.any(String) }, reason: expect.stringMatching(/^at \/step: /) },
       { source: REFD, status: 'compatible', properties: {} },
     ])
     const fine = await t.api('POST', '/event-specs/v1/compatibility', { spec: { event: { source: V100, schema: rules({ type: 'string' , maxLength: 3 }) } } })
