@@ -56,8 +56,9 @@ describe('fault injection', () => {
 
     const health = await eventually(async () => {
       const r = await fetch(`${ep.http}/health`)
-      return r.status === 503 ? r.text() : undefined
-    }, '/health to answer 503', 20_000)
+      const body = r.status === 503 ? await r.text() : ''
+      return body.includes('dynamodb is down') ? body : undefined // the table's own line may come first, before the exit is seen
+    }, '/health to answer 503 naming DynamoDB Local', 20_000)
     expect(health).toMatch(/^unavailable\ndynamodb is down since .*: DynamoDB Local \(pid \d+\) exited with SIGKILL; restarting it on the same data/)
     expect(proc.output()).toContain(`DynamoDB Local (pid ${pid}) exited with SIGKILL`)
     const during = await fetch(`${ep.http}/registry-server/api/schemas/com.acme/kept/jsonschema/1-0-0`, { headers: { apikey: SUPER } })

@@ -53,9 +53,11 @@ describe('a tracker request sent with the basic credentials of the pages', () =>
     expect(JSON.parse(text).hits.total.value).toBeGreaterThan(0)
     expect(text).toContain(MARKER)
     expect(leaks(text)).toBe(false)
-    const failed = await fetch(`${stack.current.url}/search-store/good/_search?q=${encodeURIComponent(`app_id:${MARKER}`)}`, { headers: withAuth() })
+    // the failed event is kept apart from the good ones; /micro/events shows it
+    const failed = await fetch(`${stack.current.url}/micro/events`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify({ filters: [{ column: 'app_id', values: [MARKER] }] }) })
     const failedText = await failed.text()
-    expect(JSON.parse(failedText).hits.total.value).toBe(1)
+    expect(failed.status, failedText).toBe(200)
+    expect(JSON.parse(failedText).totalItems).toBe(1)
     expect(leaks(failedText)).toBe(false)
   })
 
