@@ -3,6 +3,9 @@ import { clients } from '../../lib/aws/clients'
 import { createRuntime, emitEmf, loadEnrichments, processBatch, type EnrichKinesisRuntime } from '../../lib/aws/enrich-kinesis'
 import type { EnrichmentSetup } from '../../lib/aws/enrichments'
 import { loadFunctionConfig } from '../../lib/core/enrich/function-config'
+import { LICENSE_MESSAGE } from '../../lib/core/enrich/config'
+import { recordedLicence } from '../../lib/aws/licence'
+import { tableName } from '../../lib/runtime/resources'
 import { lambdaMappingControl, pauseEnrich, type MappingControl } from '../../lib/aws/enrich-pause'
 import { envVar } from '../../lib/infra/resources'
 import { checkRestarts, onRestart, restartable } from '../../lib/runtime/restarts'
@@ -16,7 +19,11 @@ let setup: EnrichmentSetup | undefined
  * thrown as `EnrichSetupError`, which the stream trigger treats as a pause.
  */
 async function init(): Promise<EnrichKinesisRuntime> {
-  const c = loadFunctionConfig()
+  let c = loadFunctionConfig()
+  // The licence may have been accepted on the control plane (a third source, besides the configuration and the environment).
+  if (!c.ok && c.errors.includes(LICENSE_MESSAGE) && (await recordedLicence(clients().ddb, tableName('settings')))) {
+    c = loadFunctionConfig(process.env, { licenceRecorded: true })
+  }
   if (!c.ok) throw new EnrichSetupError(`Enrich cannot start: ${c.errors.join('; ')}`)
   let rt: EnrichKinesisRuntime
   try {

@@ -6,11 +6,14 @@ import { hashCredentials, verifyCredentials } from '../core/auth/basic'
 import { controlPlaneApi } from '../core/control-plane/api'
 import { hashKey } from '../core/iglu/apikeys'
 import { deleteIndex } from '../core/search/store'
+import { LICENCE } from '../core/enrich/config'
+import { LICENCE_SOURCE_ENV } from '../core/enrich/function-config'
 import { FLOE_VERSION } from '../core/version'
 import type { HttpHandler } from '../http/types'
 import { enrichmentFiles } from '../infra/enrichments'
 import { envVar } from '../infra/resources'
 import { database } from '../runtime/database'
+import { licenceAccepted } from '../runtime/licence'
 import { bumpGenerations, restartHere } from '../runtime/restarts'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients, LOCAL_ENDPOINTS_ENV } from './clients'
@@ -18,6 +21,7 @@ import { DynamoCredentialStore } from './credentials-store'
 import { enrichTriggerFromEnvironment, lambdaMappingControl, resumeEnrich } from './enrich-pause'
 import { probeAsset, storedEnrichments } from './enrichments'
 import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
+import { recordedLicence, recordLicence } from './licence'
 import { DynamoKeyStore } from './registry-store'
 import { deploymentResolver } from './resolver'
 
@@ -136,5 +140,21 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
       return `To serve Floe at https://${domain}, deploy again with: npx cdk deploy --all -c domainName=${domain} -c certificateArn=<the ARN of an ACM certificate for ${domain} in the stack's region>, then point ${domain} at the regional domain name in the stack output ApiDomainTarget (a CNAME or an alias record). Nothing was changed yet.`
     },
     now: () => new Date(),
+    async licence() {
+      const source = env[LICENCE_SOURCE_ENV]
+      if (source === 'configuration' || source === 'environment') return { accepted: true, by: source, licence: LICENCE }
+      const r = await recordedLicence(ddb, settings)
+      return r ? { accepted: true, by: r.by, at: r.at, licence: LICENCE } : { accepted: false, licence: LICENCE }
+    },
+    async acceptLicence(by, at) {
+      await recordLicence(ddb, settings, { by, at: at.toISOString() })
+      // Locally the stack starts enrich's trigger now; on AWS the trigger was deployed disabled.
+      if (runsLocally(env)) {
+        await licenceAccepted()
+        return 'enrich starts processing the waiting records'
+      }
+      if (env[LICENCE_SOURCE_ENV] === 'configuration' || env[LICENCE_SOURCE_ENV] === 'environment') return `enrich already runs (the licence was accepted through its ${env[LICENCE_SOURCE_ENV]})`
+      return 'recorded; deploy again with ACCEPT_LIMITED_USE_LICENSE=yes (npx cdk deploy) to enable enrich\'s trigger'
+    },
   })
 }

@@ -10,7 +10,7 @@ export const startCommand: Command = {
     '  FLOE_HOST                     IPv4 address every server listens on (default 127.0.0.1)',
     '  FLOE_DATA_DIR                 data directory: tables, streams, buckets, logs, endpoints.json (default .floe)',
     '  FLOE_USERNAME, FLOE_PASSWORD  sign-in of the pages on first start (else a generated password, printed once)',
-    '  ACCEPT_LIMITED_USE_LICENSE    yes: accept the Snowplow Limited Use Licence, so that enrich runs',
+    '  ACCEPT_LIMITED_USE_LICENSE    yes: accept the Snowplow Limited Use License, so that enrich runs (or accept it on /home, Control plane)',
     '  FLOE_COLLECTOR_CONFIG         collector configuration (JSON); its rootResponse replaces the redirect of GET / to /home',
     '  FLOE_ENRICH_CONFIG            enrich configuration file (HOCON)',
     '  FLOE_RESOLVER_CONFIG          Iglu resolver configuration (JSON)',

@@ -32,7 +32,13 @@ export function crossSiteRefusal(_req: HttpRequest, status: 403, message: string
   return text(status, `${message}\n`, { 'cache-control': 'no-store' })
 }
 
-type AuthorizerVerdict = { authenticated?: unknown; retryAfter?: unknown; reason?: unknown; detail?: unknown }
+type AuthorizerVerdict = { authenticated?: unknown; username?: unknown; retryAfter?: unknown; reason?: unknown; detail?: unknown }
+
+/** The username in the authorizer's verdict, or undefined. */
+function verdictUser(event: APIGatewayProxyEventV2): string | undefined {
+  const u = (event.requestContext as { authorizer?: { lambda?: AuthorizerVerdict } } | undefined)?.authorizer?.lambda?.username
+  return typeof u === 'string' && u !== '' ? u : undefined
+}
 
 /** The answer to a request the authorizer did not authenticate, or undefined when it did. */
 export function basicAuthRefusal(event: APIGatewayProxyEventV2): HttpResponse | undefined {
@@ -77,7 +83,9 @@ export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
         const refusal = basicAuthRefusal(alb ? ({ requestContext: {} } as APIGatewayProxyEventV2) : event)
         if (refusal) return answer(refusal)
       }
-      const req = alb ? fromAlb(event) : fromApiGatewayV2(event)
+      const plain = alb ? fromAlb(event) : fromApiGatewayV2(event)
+      const user = opts.auth === 'basic' && !alb ? verdictUser(event) : undefined
+      const req = user !== undefined ? { ...plain, user } : plain
       if (opts.auth === 'basic') {
         const crossSite = crossSiteRefusalReason(req, opts.crossSite)
         if (crossSite !== undefined) return answer((opts.crossSite?.refusal ?? crossSiteRefusal)(req, 403, crossSite))

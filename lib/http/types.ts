@@ -23,6 +23,8 @@ export interface HttpRequest {
   readonly params: Readonly<Record<string, string>>
   /** Request time in epoch milliseconds as the gateway saw it. */
   readonly timeEpochMs: number
+  /** On routes behind basic authentication: the username the authorizer authenticated. */
+  readonly user?: string
 }
 
 export interface HttpResponse {

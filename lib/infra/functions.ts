@@ -4,6 +4,7 @@
  * them. Read by the CDK stacks and the local runtime alike.
  */
 import { enrichDeployment } from '../core/enrich/deploy'
+import { LICENCE_SOURCE_ENV } from '../core/enrich/function-config'
 import type { Access, BucketKey, DatabaseKey, StreamKey, TableKey } from './resources'
 import type { ServiceName } from './services'
 
@@ -218,7 +219,10 @@ export const functions = {
     routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
     auth: 'basic',
     resolvesSchemas: true,
-    environment: fromDeployEnvironment(...RESOLVER_SETTINGS),
+    // Who accepted enrich's licence at deploy time (GET /control-plane/license).
+    get environment(): Record<string, string> {
+      return { ...fromDeployEnvironment(...RESOLVER_SETTINGS), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
+    },
     // enables enrich's trigger again after an enrichment change or a restart of enrich
     controlsTriggersOf: ['enrich'],
   },

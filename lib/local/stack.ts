@@ -19,6 +19,8 @@ import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
 import { markDown, markUp } from '../runtime/dependencies'
 import { LICENSE_MESSAGE } from '../core/enrich/config'
+import { onLicenceAccepted } from '../runtime/licence'
+import { recordedLicence } from '../aws/licence'
 import { provision } from './provision'
 import { StreamTrigger } from './stream-trigger'
 
@@ -110,6 +112,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const offComponents: string[] = []
   const clearHealth = () => {
     for (const c of offComponents.splice(0)) markUp(c)
+    onLicenceAccepted(undefined)
   }
   try {
     const names = localNames(opts.namePrefix)
@@ -135,23 +138,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const checkpoints: CheckpointStore = opts.dataDir
         ? new FileCheckpointStore(join(opts.dataDir, 'checkpoints.json'))
         : new MemoryCheckpointStore()
-      for (const t of streamTriggers) {
+      const startTrigger = async (t: (typeof streamTriggers)[number]) => {
         const id = triggerId(t)
-        const decl = functions[t.function] as FunctionDecl
-        const missing = missingDatabases(decl, () => endpoints.postgres !== undefined)
-        const reason = decl.disabledReason ?? (missing.length ? `no ${missing.join(', ')} database in this stack` : undefined)
-        if (reason) {
-          // Not started: its records wait in the stream, and are processed from
-          // the checkpoint once the function can run.
-          disabledTriggers.set(id, reason)
-          log(`stream trigger ${id} is not started: ${reason}`)
-          // A function left off for lack of the licence is a stack that does not work: /health says so.
-          if (decl.disabledReason === LICENSE_MESSAGE) {
-            markDown(id, `${t.function} is off until the licence is accepted (set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream`)
-            offComponents.push(id)
-          }
-          continue
-        }
         const trigger = new StreamTrigger({
           id,
           kinesis: aws.kinesis,
@@ -170,6 +158,36 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         await trigger.start()
         triggers.set(id, trigger)
         if (triggerSettings(t).enhancedFanOut) log(`stream trigger ${id} polls the stream: its enhanced fan-out consumer exists on AWS only`)
+      }
+      const licenceRecorded = await recordedLicence(aws.ddb, names.tables.settings)
+      for (const t of streamTriggers) {
+        const id = triggerId(t)
+        const decl = functions[t.function] as FunctionDecl
+        const missing = missingDatabases(decl, () => endpoints.postgres !== undefined)
+        // The licence accepted on the control plane (in an earlier run) counts as accepted.
+        const licenceOff = decl.disabledReason === LICENSE_MESSAGE && !licenceRecorded
+        const reason = (decl.disabledReason === LICENSE_MESSAGE ? (licenceOff ? decl.disabledReason : undefined) : decl.disabledReason) ?? (missing.length ? `no ${missing.join(', ')} database in this stack` : undefined)
+        if (reason) {
+          // Not started: its records wait in the stream, and are processed from
+          // the checkpoint once the function can run.
+          disabledTriggers.set(id, reason)
+          log(`stream trigger ${id} is not started: ${reason}`)
+          // A function left off for lack of the licence is a stack that does not work: /health says so.
+          if (licenceOff) {
+            markDown(id, `${t.function} is off until the licence is accepted (on the control plane, or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream`)
+            offComponents.push(id)
+            // Accepted on the control plane: the trigger starts now, from the checkpoint.
+            onLicenceAccepted(async () => {
+              if (!disabledTriggers.has(id) || triggers.has(id)) return
+              await startTrigger(t)
+              disabledTriggers.delete(id)
+              markUp(id)
+              offComponents.splice(offComponents.indexOf(id), 1)
+            })
+          }
+          continue
+        }
+        await startTrigger(t)
       }
     }
     gateway = await startGateway({ host: opts.host, port: opts.port, log })

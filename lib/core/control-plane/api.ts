@@ -37,6 +37,26 @@ export interface ControlPlaneDeps extends Omit<EnrichmentDeps, 'restart'> {
   /** What submitting a domain name means in this deployment (a sentence). */
   domainAnswer(domain: string): string
   now(): Date
+  /** Whether, and by whom, the licence enrich runs under is accepted. */
+  licence(): Promise<LicenceState>
+  /** Records the licence's acceptance by `by` at `at`; gives what follows from it (a sentence). */
+  acceptLicence(by: string, at: Date): Promise<string>
+}
+
+export interface LicenceState {
+  readonly accepted: boolean
+  /** `environment`, `configuration`, or the user who accepted it on the control plane. */
+  readonly by?: string
+  readonly at?: string
+  readonly licence: { readonly name: string; readonly url: string }
+}
+
+/** The `accept` field of the licence form: undefined when it says yes, else why not. */
+export function licenceFormProblem(form: Readonly<Record<string, string>>): string | undefined {
+  const v = form.accept
+  if (v === undefined) return 'missing parameter accept: send accept=yes to accept the licence'
+  if (v.trim().toLowerCase() !== 'yes') return `accept must be yes to accept the licence (got '${v.slice(0, 20)}'): nothing was recorded`
+  return undefined
 }
 
 export const FORM_LIMIT_BYTES = 64 * 1024
@@ -163,6 +183,16 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       if (!domain) return bad('missing parameter domain_name')
       if (!DOMAIN.test(domain)) return bad(`'${domain.slice(0, 255)}' is not a domain name (e.g. collector.acme.com)`)
       return text(200, `${deps.domainAnswer(domain)}\n`)
+    },
+    async license(req) {
+      if (req.method === 'GET' || req.method === 'HEAD') return json(200, await deps.licence())
+      if (req.method !== 'POST') return bad('Only GET and POST are supported', 405)
+      const f = formOf(req)
+      if (f.error) return f.error
+      const problem = licenceFormProblem(f.form)
+      if (problem) return bad(problem)
+      if (!req.user) return bad('the licence is accepted by a signed-in user: this request has no username', 403)
+      return text(200, `licence accepted by ${req.user}: ${await deps.acceptLicence(req.user, deps.now())}\n`)
     },
     version(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return bad('Only GET is supported', 405)

@@ -108,6 +108,22 @@ export type ConfigResult = { ok: true; config: EnrichConfig } | { ok: false; err
 export const LICENSE_MESSAGE =
   'Enrich runs only once its licence terms are accepted: set license.accept = true in the configuration, or the environment variable ACCEPT_LIMITED_USE_LICENSE=yes.'
 
+/** The licence enrich runs under (its name and text). */
+export const LICENCE = { name: 'Snowplow Limited Use License', url: 'https://docs.snowplow.io/limited-use-license-1.1/' } as const
+
+const acceptedValue = (v: unknown) => v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()))
+
+/**
+ * Who accepted the licence for this configuration document: its
+ * `license.accept`, else the environment variable, else undefined.
+ */
+export function licenceSource(doc: unknown, env: Readonly<Record<string, string | undefined>>): 'configuration' | 'environment' | undefined {
+  const lic = isObj(doc) && isObj(doc.license) ? doc.license.accept : undefined
+  if (acceptedValue(lic)) return 'configuration'
+  if (acceptedValue(env.ACCEPT_LIMITED_USE_LICENSE)) return 'environment'
+  return undefined
+}
+
 export const DEFAULT_METRICS_PREFIX = 'floe.enrich'
 
 /**
@@ -332,6 +348,8 @@ function readRemoteAdapters(r: Reader): RemoteAdaptersConfig {
 export interface ValidateOptions {
   /** Environment (licence variable). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** The licence's acceptance recorded from the control plane (read by the caller). */
+  readonly licenceRecorded?: boolean
 }
 
 /** Validates a parsed configuration document. */
@@ -343,8 +361,7 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   // Licence.
   const licenseValue = r.has('license.accept') ? r.take('license.accept') : undefined
   r.take('license')
-  const accepted = (v: unknown) => v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()))
-  if (!accepted(licenseValue) && !accepted(env.ACCEPT_LIMITED_USE_LICENSE)) return { ok: false, errors: [LICENSE_MESSAGE] }
+  if (!acceptedValue(licenseValue) && !acceptedValue(env.ACCEPT_LIMITED_USE_LICENSE) && opts.licenceRecorded !== true) return { ok: false, errors: [LICENSE_MESSAGE] }
   if (licenseValue !== undefined && typeof licenseValue !== 'boolean' && typeof licenseValue !== 'string') r.errors.push(`license.accept: must be true or false`)
 
   // Variant parameters this deployment does not run.

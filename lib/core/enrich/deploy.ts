@@ -5,7 +5,7 @@
  * position (with its timestamp) and retrieval mode (polling, or an enhanced
  * fan-out consumer), and the resolved document handed to the function.
  */
-import { cloudWatchNamespace, LICENSE_MESSAGE, validateConfig } from './config'
+import { cloudWatchNamespace, licenceSource, LICENSE_MESSAGE, validateConfig } from './config'
 import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
 
 export interface EnrichDeployment {
@@ -22,6 +22,8 @@ export interface EnrichDeployment {
   readonly enhancedFanOut: boolean
   /** Why enrich cannot run as configured (the licence is not accepted); undefined when it can. */
   readonly disabledReason?: string
+  /** Who accepted the licence in the deployment: its configuration, the environment, or nobody yet. */
+  readonly licenceSource: 'configuration' | 'environment' | 'none'
 }
 
 let cache: { key: string; value: EnrichDeployment } | undefined
@@ -48,6 +50,7 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
   const licensed = validateConfig(d.doc, { env })
   const value: EnrichDeployment = {
     disabledReason: !licensed.ok && licensed.errors.includes(LICENSE_MESSAGE) ? LICENSE_MESSAGE : undefined,
+    licenceSource: licenceSource(d.doc, env) ?? 'none',
     environment: { [CONFIG_JSON_ENV]: JSON.stringify(d.doc) },
     batchSize: Math.min(c.input.retrievalMode.maxRecords, 10_000),
     startingPosition: c.input.initialPosition.type,

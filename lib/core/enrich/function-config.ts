@@ -10,8 +10,11 @@ export const CONFIG_ENV = 'FLOE_ENRICH_CONFIG'
 /** The parsed configuration document (JSON), set by the deployment for the function. */
 export const CONFIG_JSON_ENV = 'FLOE_ENRICH_CONFIG_JSON'
 
+/** Who accepted the licence at deploy time (`configuration`, `environment` or `none`), set for the control plane. */
+export const LICENCE_SOURCE_ENV = 'FLOE_ENRICH_LICENCE'
+
 /** Validates the document the deployment passed in `FLOE_ENRICH_CONFIG_JSON`. */
-export function loadFunctionConfig(env: Readonly<Record<string, string | undefined>> = process.env): ConfigResult {
+export function loadFunctionConfig(env: Readonly<Record<string, string | undefined>> = process.env, opts: { licenceRecorded?: boolean } = {}): ConfigResult {
   const json = env[CONFIG_JSON_ENV]
   if (!json) return { ok: false, errors: [`${CONFIG_JSON_ENV} is not set: the deployment sets it from ${CONFIG_ENV} (or the embedded configuration)`] }
   let doc: unknown
@@ -20,5 +23,5 @@ export function loadFunctionConfig(env: Readonly<Record<string, string | undefin
   } catch (err) {
     return { ok: false, errors: [`${CONFIG_JSON_ENV} is not valid JSON: ${(err as Error).message}`] }
   }
-  return validateConfig(doc, { env })
+  return validateConfig(doc, { env, licenceRecorded: opts.licenceRecorded })
 }

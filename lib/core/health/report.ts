@@ -29,7 +29,7 @@ export const HEALTH_LINE_MAX = 500
 export const ENRICH_COMPONENT = 'enrich-raw'
 
 export const LICENCE_OFF_REASON =
-  'enrich is off until the licence is accepted (set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream'
+  'enrich is off until the licence is accepted (on the control plane, or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream'
 
 /** The reason shown while enrich's mapping is disabled because its configuration cannot be loaded. */
 export function enrichPausedReason(cause: string): string {

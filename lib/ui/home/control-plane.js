@@ -342,11 +342,42 @@ function Enrichments() {
   <//>`
 }
 
+/** Enrich's licence: its state (GET), and its acceptance by the signed-in user (POST accept=yes). */
+function Licence() {
+  const [state, load] = useServerValue(() => getJson('/control-plane/license'))
+  useEffect(() => {
+    if (/\/license$/.test(location.hash)) document.getElementById('cp-license')?.scrollIntoView()
+  }, [])
+  const s = state.value
+  const by = s?.by === 'environment' ? 'by the environment (ACCEPT_LIMITED_USE_LICENSE=yes)' : s?.by === 'configuration' ? 'in enrich’s configuration (license.accept = true)' : s?.by ? `by ${s.by}${s.at ? ` on ${s.at}` : ''}` : ''
+  return html`<${EndpointForm}
+    id="license"
+    title="Licence"
+    method="POST"
+    path="/control-plane/license"
+    help="Enrich runs only once the licence it is distributed under is accepted. Accepting it here is your own act, as the signed-in user, on behalf of whoever runs this deployment: it is recorded with your username and the time."
+    submitLabel="Accept the licence"
+    initial=${{ accept: '', _sure: false }}
+    check=${(v) => (v._sure ? undefined : 'Tick the box to accept the licence.')}
+    onSuccess=${load}
+    fields=${({ values, set }) => html`
+      <p class="small">
+        ${s ? html`<a href=${s.licence.url} target="_blank" rel="noopener noreferrer" data-testid="licence-link">${s.licence.name}</a>` : null}
+        ${' '}State: ${state.error ? html`<span class="text-error">${state.error}</span>` : s === undefined ? '…' : html`<strong data-testid="licence-state">${s.accepted ? `accepted ${by}` : 'not accepted: enrich is off, events wait in the raw stream'}</strong>`}
+      </p>
+      <label class="check confirm"><input type="checkbox" data-testid="licence-accept" checked=${values._sure} onChange=${(e) => { set('_sure', e.currentTarget.checked); set('accept', e.currentTarget.checked ? 'yes' : '') }} /><span>I accept the licence (<span class="mono">accept=yes</span>)</span></label>`}
+  />`
+}
+
 export function ControlPlane() {
   return html`<div class="control-plane">
     <p class="muted lead">
       Each form calls one endpoint of <span class="mono">/control-plane</span> and shows the server’s answer. Restarts drop a service’s caches and re-read its configuration; they take effect within seconds.
     </p>
+    <h3 class="section-title">Licence</h3>
+    <div class="grid-2">
+      <${Licence} />
+    </div>
     <h3 class="section-title">Services</h3>
     <div class="grid-2">
       <${EndpointForm} id="restart-services" title="Restart all services" method="PUT" path="/control-plane/restart-services" help="Every service drops its caches and re-reads its configuration." submitLabel="Restart all" />

@@ -33,5 +33,6 @@ export function HealthBanner() {
   return html`<div class="notice error health-causes" role="alert" data-testid="health-causes">
     <strong>The stack is not healthy (GET /health answers 503):</strong>
     <ul>${causes.map((c) => html`<li class="mono">${c}</li>`)}</ul>
+    ${causes.some((c) => /off until the licence is accepted/.test(c)) ? html`<p><a href="/home#/control-plane/license" role="button" data-testid="accept-licence">Accept the licence on the control plane</a></p>` : null}
   </div>`
 }

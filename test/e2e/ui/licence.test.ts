@@ -1,0 +1,38 @@
+/**
+ * A stack without the licence: the health banner leads to the control plane's
+ * Licence card, where the signed-in user accepts it and enrich starts.
+ */
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_CREDENTIALS, useLocalStack } from '../../support/stack'
+
+const CHROMIUM = '/usr/bin/chromium'
+const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_IGLU_CENTRAL_URL: '' } })
+let browser: Browser
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+})
+
+describe('accepting the licence on /home', () => {
+  it('goes from the banner to the Licence card, which records the signed-in user and starts enrich', async () => {
+    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const page = await context.newPage()
+    await page.goto(`${stack.current.url}/home#/overview`)
+    await page.getByTestId('accept-licence').click()
+    const card = page.locator('#cp-license')
+    await card.waitFor()
+    expect(await card.getByTestId('licence-link').getAttribute('href')).toBe('https://docs.snowplow.io/limited-use-license-1.1/')
+    await expect.poll(() => card.getByTestId('licence-state').innerText()).toMatch(/^not accepted/)
+    await card.getByTestId('licence-accept').check()
+    await card.locator('button[type=submit]').click()
+    await expect.poll(() => card.getByTestId('answer').innerText()).toContain(`licence accepted by ${TEST_CREDENTIALS.username}: enrich starts processing the waiting records`)
+    await expect.poll(() => card.getByTestId('licence-state').innerText()).toMatch(new RegExp(`^accepted by ${TEST_CREDENTIALS.username} on `))
+    expect(stack.current.triggers.has('enrich-raw')).toBe(true)
+    expect((await fetch(`${stack.current.url}/health`)).status).toBe(200)
+    await context.close()
+  }, 60_000)
+})
