@@ -18,6 +18,7 @@ import { aboutListed, alreadyPublished, publishSpec, readPublishBody } from './p
 import { StoreInputError, type AccountStore, type CatalogStore, type RegistryReader, type SpecStore } from './ports'
 import { STATUSES, type CatalogKind, type ErrorEntry, type JsonObject, type StoredSpec } from './types'
 import { isObject, nameClaim, nameTaken, readBody, sourceKey, validateSpec, type ValidationContext } from './validate'
+import { jsonTextDepth } from '../iglu/json-depth'
 
 export interface TrackingDesignOptions {
   readonly specs: SpecStore
@@ -97,22 +98,8 @@ export const MAX_BODY_BYTES = 256 * 1024
 /** Deepest nesting of arrays and objects accepted in a body. */
 export const MAX_BODY_DEPTH = 64
 
-/** The deepest nesting of `[`/`{` in JSON text, read without parsing (so no depth can overflow the stack). */
-export function jsonTextDepth(text: string): number {
-  let depth = 0
-  let max = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 91 || c === 123) max = Math.max(max, ++depth)
-    else if (c === 93 || c === 125) depth--
-  }
-  return max
-}
+/** The deepest nesting in JSON text, read without parsing (shared with the registry). */
+export { jsonTextDepth }
 
 function parseJson(req: HttpRequest): { ok: true; value: unknown } | { ok: false; response: HttpResponse } {
   if (req.body.length > MAX_BODY_BYTES) {
