@@ -1,6 +1,6 @@
 /** The schema resolver of a function inside the deployment. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { defaultResolver } from '../core/iglu/resolver-config'
+import { defaultResolver } from '../runtime/default-resolver'
 import type { Resolver } from '../core/iglu/resolver'
 import { envVar } from '../infra/resources'
 import { clients } from './clients'

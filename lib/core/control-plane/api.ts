@@ -5,7 +5,7 @@
  */
 import { isUuidV4 } from '../iglu/apikeys'
 import { passwordProblem, usernameProblem } from '../auth/basic'
-import { serviceAliases, serviceNames, type ServiceName } from '../../infra/services'
+import { serviceAliases, serviceNames, type ServiceName } from '../services'
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
 import { parseQuery } from '../../http/apigateway'

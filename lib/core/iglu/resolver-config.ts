@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
-import { schemasDir } from '../../runtime/schemas'
 import { parseIgluUri } from './keys'
 import { EmbeddedRepository, HttpRepository, RANK, StoreRepository, type Repository } from './repositories'
 import { Resolver } from './resolver'
@@ -113,6 +112,8 @@ export function igluDirs(value: string | undefined): string[] {
 
 export interface DefaultResolverOptions {
   readonly env?: NodeJS.ProcessEnv
+  /** The project's `schemas/` directory (Iglu static layout, with the Iglu Central snapshot in `iglu-central/`); `FLOE_SCHEMAS_DIR` overrides it. */
+  readonly schemasDir: string
   /** This deployment's registry store; becomes the 'Floe registry' repository, tried first. */
   readonly store?: SchemaStore
   readonly fetch?: typeof fetch
@@ -130,8 +131,8 @@ function seconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
 }
 
 /** The Iglu Central snapshot shipped in the project's `schemas/iglu-central` (Apache-2.0). */
-export function igluCentralSnapshot(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.FLOE_SCHEMAS_DIR ?? schemasDir(), 'iglu-central')
+export function igluCentralSnapshot(schemasDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.FLOE_SCHEMAS_DIR ?? schemasDir, 'iglu-central')
 }
 
 /**
@@ -150,7 +151,7 @@ export function igluCentralSnapshot(env: NodeJS.ProcessEnv = process.env): strin
  * `FLOE_RESOLVER_LOOKUP_TIMEOUT` (seconds, default 10) bounds how long one
  * lookup waits for a failing repository.
  */
-export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { config: ResolverConfig; extra: Repository[]; lookupTimeoutMs?: number } {
+export function defaultResolverConfig(opts: DefaultResolverOptions): { config: ResolverConfig; extra: Repository[]; lookupTimeoutMs?: number } {
   const env = opts.env ?? process.env
   let config: ResolverConfig
   const raw = env.FLOE_RESOLVER_CONFIG?.trim()
@@ -174,16 +175,16 @@ export function defaultResolverConfig(opts: DefaultResolverOptions = {}): { conf
   const timeout = seconds(env, 'FLOE_RESOLVER_LOOKUP_TIMEOUT')
   const extra: Repository[] = []
   if (opts.store) extra.push(new StoreRepository(opts.store, { name: 'Floe registry', priority: 0 }))
-  extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? schemasDir(), { name: 'Floe embedded', priority: 0 }))
+  extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? opts.schemasDir, { name: 'Floe embedded', priority: 0 }))
   const dirs = igluDirs(env.FLOE_IGLU_DIRS)
   dirs.forEach((d, i) => {
     extra.push(new EmbeddedRepository(resolve(d), { name: `Embedded ${d}`, priority: 1 + i }))
   })
-  extra.push(new EmbeddedRepository(igluCentralSnapshot(env), { name: 'Iglu Central snapshot', priority: 1 + dirs.length }))
+  extra.push(new EmbeddedRepository(igluCentralSnapshot(opts.schemasDir, env), { name: 'Iglu Central snapshot', priority: 1 + dirs.length }))
   return { config, extra, lookupTimeoutMs: timeout === undefined ? undefined : timeout * 1000 }
 }
 
-export function defaultResolver(opts: DefaultResolverOptions = {}): Resolver {
+export function defaultResolver(opts: DefaultResolverOptions): Resolver {
   const { config, extra, lookupTimeoutMs } = defaultResolverConfig(opts)
   return resolverFromConfig(config, { extra, fetch: opts.fetch, lookupTimeoutMs, loadRepositories: opts.loadRepositories })
 }

@@ -2,7 +2,7 @@
  * Which function is which service, for metrics and logs.
  *
  * The services are the seed's `service_name` list (the control plane's names,
- * `serviceNames` in `lib/infra/functions.ts`). A function listed here is that
+ * `serviceNames` in `lib/core/services.ts`). A function listed here is that
  * service; the search loader is two services, one per stream it loads (the
  * good events, the bad rows), as Snowplow Mini's two Elasticsearch loaders
  * were. Every other function is reported under its own key (`trackingDesign`,
@@ -10,10 +10,10 @@
  *
  * A function's declared `services` are wider (enrich and the search API also
  * restart with the registry, whose schemas they cache); this mapping names
- * the one service each function's work belongs to. Only types are imported
- * from the declaration, so this module stays small in every bundle.
+ * the one service each function's work belongs to. Keys are function keys of
+ * `lib/infra/functions.ts` (a test checks each one is declared).
  */
-import type { FunctionKey, ServiceName } from '../../infra/functions'
+import type { ServiceName } from '../services'
 
 export interface ServiceShare {
   readonly service: ServiceName
@@ -21,7 +21,7 @@ export interface ServiceShare {
   readonly streams?: readonly string[]
 }
 
-export const functionServices: Readonly<Partial<Record<FunctionKey, readonly ServiceShare[]>>> = {
+export const functionServices: Readonly<Record<string, readonly ServiceShare[]>> = {
   collector: [{ service: 'collector' }],
   enrich: [{ service: 'enrich' }],
   searchLoader: [

@@ -7,7 +7,7 @@ import { CreateStreamCommand, waitUntilStreamExists } from '@aws-sdk/client-kine
 import { describe, expect, it } from 'vitest'
 import { createRuntime, processBatch } from '../../../lib/aws/enrich-kinesis'
 import { validateConfig } from '../../../lib/core/enrich/config'
-import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
+import { defaultResolver } from '../../../lib/runtime/default-resolver'
 import { payload, tp2 } from '../../unit/enrich/helpers'
 import { testClients, uniquePrefix } from '../../support/stack'
 import { readTexts } from '../../support/streams'

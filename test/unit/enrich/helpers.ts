@@ -1,7 +1,7 @@
 import { Enricher, type EnrichSettings, type RecordOutcome } from '../../../lib/core/enrich/enrich'
 import { F, FIELDS } from '../../../lib/core/enrich/fields'
 import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
-import { defaultResolver } from '../../../lib/core/iglu/resolver-config'
+import { defaultResolver } from '../../../lib/runtime/default-resolver'
 import { encodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { COLLECTOR_PAYLOAD_SCHEMA, type CollectorPayload } from '../../../lib/core/thrift/types'
 

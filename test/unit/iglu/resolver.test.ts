@@ -7,7 +7,8 @@ import {
   CLASS_PRIORITY, EmbeddedRepository, HttpRepository, MemoryRepository, NOT_FOUND, StoreRepository, type Lookup, type Repository,
 } from '../../../lib/core/iglu/repositories'
 import { attemptDelayMs, orderRepositories, Resolver, retryBackoffMs } from '../../../lib/core/iglu/resolver'
-import { defaultResolver, defaultResolverConfig, igluDirs, parseResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
+import { igluDirs, parseResolverConfig, resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
+import { defaultResolver, defaultResolverConfig } from '../../../lib/runtime/default-resolver'
 import { MemorySchemaStore } from '../../../lib/core/iglu/store'
 import type { JsonObject } from '../../../lib/core/iglu/selfdesc'
 import { schema } from './helpers'

@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { piiSettings, Pseudonymizer } from '../../../../lib/core/enrich/enrichments/pii'
-import { defaultResolver } from '../../../../lib/core/iglu/resolver-config'
+import { defaultResolver } from '../../../../lib/runtime/default-resolver'
 import { projectRoot } from '../../../../lib/local/handlers'
 import { batch, columns, configuredEnricher, derivedOf, enrichmentConfig, goodColumns, only, payload } from '../helpers'
 
