@@ -5,11 +5,10 @@
  * enlarged A is still a proof; B's constraints are never dropped. Every negative answer carries a candidate
  * witness checked with the internal validator (and again with ajv by the caller).
  */
+import { inclArrays } from './arrays'
 import { BudgetExceededError } from './budget'
-import { isIntegral } from './decimal'
-import { evalAll, evaluate, formatDef } from './evaluate'
-import type { Tri } from './evaluate'
-import { candidates, genArray, genObject, generate, matchersOf, NONE, strings } from './generate'
+import { evalAll, evaluate } from './evaluate'
+import { candidates, matchersOf } from './generate'
 import type { Ctx, Node } from './nodes'
 import {
   ARR,
@@ -30,32 +29,13 @@ import {
   STR,
   TYPE_NAMES,
 } from './nodes'
-import { compilePattern, findString, sampleStrings } from './regex'
-import type { Matcher } from './regex'
-import { escapeRegex } from './samples'
-import {
-  boundsOf,
-  expandAll,
-  flatten,
-  intRange,
-  itemEffAll,
-  keyEff,
-  keyEffAll,
-  maxNum,
-  minNum,
-  requiredOf,
-  TOP_NODE,
-  typeMask,
-  without,
-} from './shape'
-import type { Bounds, KeyEff } from './shape'
+import { inclObjects } from './objects'
+import { findString } from './regex'
+import { inclNumbers, inclStrings } from './scalars'
+import { boundsOf, expandAll, flatten, intRange, itemEffAll, keyEffAll, maxNum, minNum, requiredOf, TOP_NODE, typeMask, without } from './shape'
 import type { UndecidableReason } from './types'
-
-export type R = { k: 'C' } | { k: 'I'; w: unknown } | { k: 'U'; reasons: UndecidableReason[] }
-
-const C: R = { k: 'C' }
-const I = (w: unknown): R => ({ k: 'I', w })
-const U = (keyword: string, path: string, message: string): R => ({ k: 'U', reasons: [{ keyword, path, message }] })
+import { andAll, C, finite, search, U } from './verdict'
+import type { Incl, R } from './verdict'
 
 const typeNode = (t: string): Node => {
   const s = { type: t }
@@ -75,16 +55,9 @@ function typeName(bit: number): string {
   return TYPE_NAMES.find(([b]) => b === bit)?.[1] ?? '?'
 }
 
-function gcd(a: number, b: number): number {
-  while (b) [a, b] = [b, a % b]
-  return a
-}
-
-const MAX_REGION_PATTERNS = 6
-const MAX_ENUM_EXPANSION = 256
-
 export class Inclusion {
   private readonly active = new Map<string, number>()
+  private readonly inclFn: Incl = (A, b, path, depth) => this.incl(A, b, path, depth)
   constructor(private readonly ctx: Ctx) {}
 
   /** Is every instance of the conjunction A an instance of b? */
@@ -92,7 +65,7 @@ export class Inclusion {
     const ctx = this.ctx
     ctx.budget.step()
     const bParts = expandAll(ctx, b0)
-    if (bParts.length !== 1) return this.andAll(bParts.map((p) => () => this.incl(A0, p, path, depth)))
+    if (bParts.length !== 1) return andAll(bParts.map((p) => () => this.incl(A0, p, path, depth)))
     const b = bParts[0]
     let A = flatten(ctx, A0)
     if (isTrivial(b.s)) return C
@@ -121,42 +94,6 @@ export class Inclusion {
     return !ca.localRef || a.root === b.root || canon(a.root).c === canon(b.root).c
   }
 
-  private andAll(parts: (() => R)[]): R {
-    const reasons: UndecidableReason[] = []
-    for (const p of parts) {
-      const r = p()
-      if (r.k === 'I') return r
-      if (r.k === 'U') reasons.push(...r.reasons)
-    }
-    return reasons.length > 0 ? { k: 'U', reasons } : C
-  }
-
-  /** First candidate that is in A and not in b, else the fallback. */
-  private search(A: readonly Node[], b: Node, cands: Iterable<unknown>, fallback: R, limit = 200): R {
-    let n = 0
-    for (const c of cands) {
-      if (c === NONE) continue
-      if (++n > limit) break
-      if (evaluate(this.ctx, b, c) === false && evalAll(this.ctx, A, c) === true) return I(c)
-    }
-    return fallback
-  }
-
-  /** Decides by checking each value of a finite set (values outside A are skipped). */
-  private finite(A: readonly Node[], b: Node, values: Iterable<unknown>, path: string, keyword: string): R {
-    let unknown = false
-    for (const v of values) {
-      const ea: Tri = evalAll(this.ctx, A, v)
-      if (ea === false) continue
-      const eb = evaluate(this.ctx, b, v)
-      if (eb === false) {
-        if (ea === true) return I(v)
-        unknown = true
-      } else if (eb === undefined) unknown = true
-    }
-    return unknown ? U(keyword, path, 'a value cannot be evaluated exactly (format, multipleOf or regex semantics)') : C
-  }
-
   private core(A: Node[], b: Node, path: string, depth: number): R {
     const ctx = this.ctx
     const odd = divergentKeyword(b.s)
@@ -181,7 +118,7 @@ export class Inclusion {
       return reasons.length > 0 ? { k: 'U', reasons } : C
     }
     const en = A.find((n) => Array.isArray(n.s.enum))
-    if (en) return this.finite(A, b, en.s.enum as unknown[], path, 'enum')
+    if (en) return finite(this.ctx, A, b, en.s.enum as unknown[], path, 'enum')
     // A conjunct `not: X` with X the universe makes A empty.
     for (const n of A) if (isObject(n.s.not) && flatten(ctx, [child(n, n.s.not)]).length === 0) return C
     const m = typeMask(A)
@@ -193,7 +130,7 @@ export class Inclusion {
     if (Array.isArray(s.oneOf)) parts.push(() => this.oneOfPart(A, b, s.oneOf as unknown[], path, depth))
     if (s.not !== undefined) parts.push(() => this.notPart(A, b, path, depth))
     parts.push(() => this.typed(A, b, m, path, depth))
-    return this.andAll(parts)
+    return andAll(parts)
   }
 
   private groups(A: readonly Node[]): Node[][] {
@@ -224,7 +161,7 @@ export class Inclusion {
     const gs = this.groups(A)
     if (gs.length > 1 && gs.every((g) => tryAll(g))) return C
     const fallback: R = { k: 'U', reasons: [{ keyword: 'anyOf', path, message: 'no anyOf branch of B covers A' }, ...reasons.slice(0, 5)] }
-    return this.search(A, b, [...found, ...candidates(this.ctx, A, 0, 127, depth)], fallback)
+    return search(this.ctx, A, b, [...found, ...candidates(this.ctx, A, 0, 127, depth)], fallback)
   }
 
   private oneOfPart(A: Node[], b: Node, branches: unknown[], path: string, depth: number): R {
@@ -255,14 +192,14 @@ export class Inclusion {
     const twice = function* (): Generator<unknown> {
       for (let i = 0; i < nodes.length; i++) for (let j = i + 1; j < nodes.length; j++) yield* candidates(ctx, [...A, nodes[i], nodes[j]], 0, 127, depth)
     }
-    return this.search(A, b, [...found, ...candidates(ctx, A, 0, 127, depth), ...candidates(ctx, A, 1, 127, depth), ...twice()], fallback, 400)
+    return search(this.ctx, A, b, [...found, ...candidates(ctx, A, 0, 127, depth), ...candidates(ctx, A, 1, 127, depth), ...twice()], fallback, 400)
   }
 
   private notPart(A: Node[], b: Node, path: string, depth: number): R {
     const n = child(b, b.s.not)
     if (this.disjoint(A, n, 0, depth)) return C
     const both = [...A, n]
-    return this.search(A, b, [...candidates(this.ctx, both, 0, 127, depth), ...candidates(this.ctx, both, 1, 127, depth)], U('not', path, 'A could not be shown disjoint from the schema under not'))
+    return search(this.ctx, A, b, [...candidates(this.ctx, both, 0, 127, depth), ...candidates(this.ctx, both, 1, 127, depth)], U('not', path, 'A could not be shown disjoint from the schema under not'))
   }
 
   /** Proves that no instance satisfies both the conjunction A and x (false means "not proven"). */
@@ -350,423 +287,20 @@ export class Inclusion {
   private typed(A: Node[], b: Node, m: number, path: string, depth: number): R {
     const bm = declaredTypes(b.s)
     const parts: (() => R)[] = []
-    if (m & NULL) parts.push(() => this.finite(A, b, [null], path, 'type'))
-    if (m & BOOL) parts.push(() => this.finite(A, b, [true, false], path, 'type'))
-    if (m & (INT | NUM)) parts.push(() => this.numbers(A, b, m & (INT | NUM), bm, path))
-    if (m & STR) parts.push(() => (bm & STR ? this.strings(A, b, path) : this.mismatch(A, b, STR, path, depth)))
-    if (m & ARR) parts.push(() => (bm & ARR ? this.arrays(A, b, path, depth) : this.mismatch(A, b, ARR, path, depth)))
-    if (m & OBJ) parts.push(() => (bm & OBJ ? this.objects(A, b, path, depth) : this.mismatch(A, b, OBJ, path, depth)))
-    return this.andAll(parts)
+    if (m & NULL) parts.push(() => finite(this.ctx, A, b, [null], path, 'type'))
+    if (m & BOOL) parts.push(() => finite(this.ctx, A, b, [true, false], path, 'type'))
+    if (m & (INT | NUM)) parts.push(() => inclNumbers(this.ctx, A, b, m & (INT | NUM), bm, path))
+    if (m & STR) parts.push(() => (bm & STR ? inclStrings(this.ctx, A, b, path) : this.mismatch(A, b, STR, path, depth)))
+    if (m & ARR) parts.push(() => (bm & ARR ? inclArrays(this.ctx, this.inclFn, A, b, path, depth) : this.mismatch(A, b, ARR, path, depth)))
+    if (m & OBJ) parts.push(() => (bm & OBJ ? inclObjects(this.ctx, this.inclFn, A, b, path, depth) : this.mismatch(A, b, OBJ, path, depth)))
+    return andAll(parts)
   }
 
   private mismatch(A: Node[], b: Node, t: number, path: string, depth: number): R {
     const name = typeName(t)
     const group = TYPE_GROUPS.find(([bit]) => bit === t)
     if (group && this.disjointList([...A, group[1]], 0)) return C
-    return this.search(A, b, candidates(this.ctx, A, 0, t, depth), U('type', path, `A allows ${name} values, B does not, and no ${name} instance of A was found`))
-  }
-
-  private numbers(A: Node[], b: Node, tm: number, bm: number, path: string): R {
-    const s = b.s
-    const ab = boundsOf(A)
-    const bb = boundsOf([b])
-    const intOnly = !(tm & NUM)
-    let [ilo, ihi] = intRange(ab)
-    const intMults = ab.mults.filter((x) => isIntegral(x))
-    let step = 1
-    if (intOnly) {
-      for (const x of intMults) step = (step / gcd(step, x)) * x
-      if (Number.isFinite(ilo)) ilo = Math.ceil(ilo / step) * step
-      if (Number.isFinite(ihi)) ihi = Math.floor(ihi / step) * step
-      if (ilo > ihi) return C
-    } else if (ab.lo > ab.hi || (ab.lo === ab.hi && (ab.loEx || ab.hiEx))) return C
-    const reasons: UndecidableReason[] = []
-    let ok = true
-    if (!(bm & INT)) ok = false
-    else if (!intOnly && !(bm & NUM)) {
-      ok = false
-      reasons.push({ keyword: 'type', path, message: 'A allows numbers where B requires integers (integer-valued numbers such as 1.0 are judged differently by validators)' })
-    }
-    if (bb.lo !== -Infinity) {
-      const lowOk = intOnly ? ilo > bb.lo || (ilo === bb.lo && !bb.loEx) : ab.lo > bb.lo || (ab.lo === bb.lo && (ab.loEx || !bb.loEx))
-      if (!lowOk) ok = false
-    }
-    if (bb.hi !== Infinity) {
-      const highOk = intOnly ? ihi < bb.hi || (ihi === bb.hi && !bb.hiEx) : ab.hi < bb.hi || (ab.hi === bb.hi && (ab.hiEx || !bb.hiEx))
-      if (!highOk) ok = false
-    }
-    for (const mb of bb.mults) {
-      if (ab.mults.includes(mb)) continue
-      if (intOnly && isIntegral(mb) && (mb === 1 || step % mb === 0)) continue
-      ok = false
-      reasons.push({
-        keyword: 'multipleOf',
-        path,
-        message: isIntegral(mb) && intOnly ? `multipleOf ${mb} not implied by A` : `multipleOf ${mb}: decimal or non-integer multiples are only compared for equality`,
-      })
-    }
-    if (typeof s.format === 'string' && formatDef(s.format)?.type === 'number' && !A.some((n) => n.s.format === s.format)) {
-      ok = false
-      reasons.push({ keyword: 'format', path, message: `numeric format '${s.format}' in B not guaranteed by A` })
-    }
-    if (Array.isArray(s.enum)) {
-      if (intOnly && Number.isFinite(ilo) && Number.isFinite(ihi) && (ihi - ilo) / step <= MAX_ENUM_EXPANSION) {
-        const vals: number[] = []
-        for (let x = ilo; x <= ihi; x += step) vals.push(x)
-        const r = this.finite(A, b, vals, path, 'enum')
-        if (r.k !== 'C') return r
-      } else {
-        ok = false
-        reasons.push({ keyword: 'enum', path, message: 'A allows more numbers than B enumerates' })
-      }
-    }
-    if (ok) return C
-    const cands = numberCandidates(ab, bb, ilo, ihi, step, intOnly)
-    const fallback: R = reasons.length > 0 ? { k: 'U', reasons } : U('minimum', path, 'no counterexample found for numeric bounds')
-    return this.search(A, b, cands, fallback, 400)
-  }
-
-  private strings(A: Node[], b: Node, path: string): R {
-    const ctx = this.ctx
-    const s = b.s
-    const aMin = maxNum(A, 'minLength') ?? 0
-    const aMax = minNum(A, 'maxLength') ?? Infinity
-    if (aMin > aMax) return C
-    const bMin = typeof s.minLength === 'number' ? s.minLength : 0
-    const bMax = typeof s.maxLength === 'number' ? s.maxLength : Infinity
-    const formatsA = new Set(A.map((n) => n.s.format).filter((f) => typeof f === 'string'))
-    const reasons: UndecidableReason[] = []
-    let ok = true
-    if (typeof s.format === 'string') {
-      const def = formatDef(s.format)
-      if (def?.type === 'number' || formatsA.has(s.format)) {
-        // numeric formats do not apply to strings; the same format on both sides is the same predicate
-      } else {
-        ok = false
-        reasons.push({
-          keyword: 'format',
-          path,
-          message: def ? `B requires format '${s.format}', which A does not guarantee` : `unknown format '${s.format}' in B`,
-        })
-      }
-    }
-    const bms: Matcher[] = []
-    let bKnown = true
-    // The same pattern string in A already guarantees B's pattern, whatever the regex.
-    if (typeof s.pattern === 'string' && !A.some((n) => n.s.pattern === s.pattern)) {
-      const mt = compilePattern(s.pattern)
-      if (mt) bms.push(mt)
-      else {
-        bKnown = false
-        ok = false
-        reasons.push({ keyword: 'pattern', path, message: `pattern /${s.pattern}/ is outside the supported regex subset` })
-      }
-    }
-    if (Array.isArray(s.enum)) {
-      const strs = s.enum.filter((x): x is string => typeof x === 'string')
-      const mt = compilePattern(strs.length === 0 ? '[]' : `^(?:${strs.map(escapeRegex).join('|')})$`)
-      if (mt) bms.push(mt)
-      else {
-        bKnown = false
-        ok = false
-        reasons.push({ keyword: 'enum', path, message: 'string enum too large to compare' })
-      }
-    }
-    let diff: string | null = null
-    if (bKnown) {
-      const ams = matchersOf(A, true).ms
-      const all = [...ams, ...bms]
-      if (all.length === 0) {
-        if (aMin < bMin) diff = 'a'.repeat(aMin)
-        else if (aMax > bMax) diff = bMax + 1 <= 1_000_000 ? 'a'.repeat(bMax + 1) : null
-        if (aMax > bMax && diff === null) {
-          ok = false
-          reasons.push({ keyword: 'maxLength', path, message: 'counterexample would be too long' })
-        }
-      } else {
-        const na = ams.length
-        diff = findString(
-          all,
-          (acc, k) => {
-            if (k < aMin || k > aMax) return false
-            for (let i = 0; i < na; i++) if (!acc[i]) return false
-            if (k < bMin || k > bMax) return true
-            for (let i = na; i < acc.length; i++) if (!acc[i]) return true
-            return false
-          },
-          [aMin, aMax + 1, bMin, bMax + 1],
-          aMax,
-          ctx.budget,
-        )
-      }
-      if (diff !== null) ok = false
-    }
-    if (ok) return C
-    const wanted = [bMax + 1, bMin - 1, aMin, aMin + 1].filter((x) => x >= aMin && x <= aMax && x >= 0 && x < 1_000_000)
-    const cands = (function* (): Generator<unknown> {
-      if (diff !== null) yield diff
-      yield* strings(ctx, A, 0, wanted)
-      yield* strings(ctx, A, 1, wanted)
-      yield* sampleStrings(matchersOf(A).ms, aMin, aMax, 48, ctx.budget)
-    })()
-    const fallback: R = reasons.length > 0 ? { k: 'U', reasons } : U('format', path, "no counterexample found that also satisfies A's format")
-    return this.search(A, b, cands, fallback)
-  }
-
-  private arrays(A: Node[], b: Node, path: string, depth: number): R {
-    const ctx = this.ctx
-    const s = b.s
-    let aMin = maxNum(A, 'minItems') ?? 0
-    let aMax = minNum(A, 'maxItems') ?? Infinity
-    let tupleLen = Array.isArray(s.items) ? s.items.length : 0
-    for (const n of A) if (Array.isArray(n.s.items)) tupleLen = Math.max(tupleLen, n.s.items.length)
-    for (const n of A) if (Array.isArray(n.s.items) && n.s.additionalItems === false) aMax = Math.min(aMax, n.s.items.length)
-    // The first position that A forbids caps the length.
-    for (let i = 0; i <= tupleLen && i < aMax; i++) {
-      if (itemEffAll(A, i).forbidden) {
-        aMax = i
-        break
-      }
-    }
-    if (aMin > aMax) return C
-    if (aMax === 0) return this.finite(A, b, [[]], path, 'maxItems')
-    const bMin = typeof s.minItems === 'number' ? s.minItems : 0
-    const bMax = typeof s.maxItems === 'number' ? s.maxItems : Infinity
-    const parts: (() => R)[] = []
-    const reasonsU: UndecidableReason[] = []
-    const compose = (len: number, set: Map<number, unknown>, fallback: R): R => {
-      const arr = genArray(ctx, A, len, set, depth)
-      if (arr !== NONE && evalAll(ctx, A, arr) === true && evaluate(ctx, b, arr) === false) return I(arr)
-      return fallback
-    }
-    for (let i = 0; i <= tupleLen && i < aMax; i++) {
-      const ea = itemEffAll(A, i)
-      if (ea.forbidden) break
-      const eb = itemEffAll([b], i)
-      const p = `${path}/items/${i}`
-      parts.push(() => {
-        const len = Math.max(i + 1, aMin)
-        if (eb.forbidden) {
-          const v = generate(ctx, ea.nodes, 0, 127, depth + 1)
-          return compose(len, new Map(v === NONE ? [] : [[i, v]]), U('additionalItems', p, 'A allows an item here that B forbids, but no item was found'))
-        }
-        const Ai = ea.nodes.length > 0 ? ea.nodes : [TOP_NODE]
-        return this.andAll(
-          eb.nodes.map((bn) => () => {
-            const r = this.incl(Ai, bn, p, depth + 1)
-            if (r.k !== 'I') return r
-            return compose(len, new Map([[i, r.w]]), U('items', p, 'an item counterexample could not be placed in an array of A'))
-          }),
-        )
-      })
-    }
-    if (aMin < bMin || aMax > bMax) {
-      parts.push(() => {
-        const len = aMin < bMin ? aMin : bMax + 1
-        return compose(len, new Map(), U(aMin < bMin ? 'minItems' : 'maxItems', path, 'no array of A with a length outside B was found'))
-      })
-    }
-    if (s.uniqueItems === true && !A.some((n) => n.s.uniqueItems === true) && aMax >= 2) {
-      parts.push(() => {
-        const len = Math.max(2, aMin)
-        const base = genArray(ctx, A, len, new Map(), depth)
-        if (base !== NONE) {
-          const arr = base as unknown[]
-          const dup = [...arr]
-          dup[1] = dup[0]
-          if (evalAll(ctx, A, dup) === true && evaluate(ctx, b, dup) === false) return I(dup)
-        }
-        return U('uniqueItems', path, 'B requires unique items; no array of A with duplicates was found')
-      })
-    }
-    if (reasonsU.length > 0) parts.push(() => ({ k: 'U', reasons: reasonsU }))
-    if (s.enum !== undefined) parts.push(() => this.search(A, b, candidates(ctx, A, 0, ARR, depth), U('enum', path, 'array values against a B enum')))
-    return this.andAll(parts)
-  }
-
-  private objects(A: Node[], b: Node, path: string, depth: number): R {
-    const ctx = this.ctx
-    const s = b.s
-    const reqA = requiredOf(A)
-    const reqB = requiredOf([b])
-    const names = new Set<string>(reqA)
-    for (const k of reqB) names.add(k)
-    for (const n of [...A, b]) {
-      if (isObject(n.s.properties)) for (const k in n.s.properties) names.add(k)
-    }
-    if (isObject(s.dependencies)) for (const k in s.dependencies) names.add(k)
-    // Required keys that A forbids make A's objects empty.
-    for (const k of reqA) if (keyEffAll(A, k).forbidden) return C
-    // maxProperties 0: the empty object is the only candidate.
-    if ((minNum(A, 'maxProperties') ?? Infinity) === 0) return this.finite(A, b, [{}], path, 'maxProperties')
-    const compose = (plan: { set?: Map<string, unknown>; omit?: Set<string>; minKeys?: number }, fallback: R): R => {
-      for (let variant = 0; variant < 2; variant++) {
-        const o = genObject(ctx, A, { ...plan, variant }, depth)
-        if (o !== NONE && evalAll(ctx, A, o) === true && evaluate(ctx, b, o) === false) return I(o)
-      }
-      return fallback
-    }
-    const parts: (() => R)[] = []
-    const present = (k: string): KeyEff => keyEffAll(A, k)
-    for (const k of names) {
-      const ea = present(k)
-      if (ea.forbidden) continue
-      const p = `${path}/properties/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`
-      parts.push(() => {
-        const eb = keyEff(b, k)
-        if (ea.unknown || (!eb.forbidden && eb.unknown)) return U('patternProperties', p, 'a patternProperties regex is not valid')
-        if (eb.forbidden) {
-          const v = generate(ctx, ea.nodes, 0, 127, depth + 1)
-          return compose(v === NONE ? {} : { set: new Map([[k, v]]) }, U('additionalProperties', p, `B forbids key '${k}' but no value for it in A was found`))
-        }
-        const Ak = ea.nodes.length > 0 ? ea.nodes : [TOP_NODE]
-        return this.andAll(
-          eb.nodes.map((bn) => () => {
-            const r = this.incl(Ak, bn, p, depth + 1)
-            if (r.k !== 'I') return r
-            return compose({ set: new Map([[k, r.w]]) }, U('properties', p, 'a value counterexample could not be placed in an object of A'))
-          }),
-        )
-      })
-    }
-    parts.push(() => this.otherKeys(A, b, names, path, depth, compose))
-    for (const k of reqB) {
-      if (reqA.has(k)) continue
-      parts.push(() => compose({ omit: new Set([k]) }, U('required', path, `B requires '${k}'; no object of A without it was found`)))
-    }
-    const aMin = Math.max(maxNum(A, 'minProperties') ?? 0, reqA.size)
-    if (typeof s.minProperties === 'number' && s.minProperties > aMin) {
-      parts.push(() => compose({}, U('minProperties', path, 'no object of A with fewer properties than B allows was found')))
-    }
-    if (typeof s.maxProperties === 'number') {
-      let aMax = minNum(A, 'maxProperties') ?? Infinity
-      for (const n of A) {
-        if (n.s.additionalProperties === false && !isObject(n.s.patternProperties)) {
-          aMax = Math.min(aMax, isObject(n.s.properties) ? Object.keys(n.s.properties).length : 0)
-        }
-      }
-      const bMax = s.maxProperties
-      if (aMax > bMax) parts.push(() => compose({ minKeys: bMax + 1 }, U('maxProperties', path, 'no object of A with more properties than B allows was found')))
-    }
-    if (isObject(s.dependencies)) {
-      const deps = s.dependencies
-      for (const k in deps) {
-        if (present(k).forbidden) continue
-        const d = deps[k]
-        const p = `${path}/dependencies/${k}`
-        if (Array.isArray(d)) {
-          for (const x of d) {
-            if (typeof x !== 'string' || reqA.has(x)) continue
-            const implied = A.some((n) => isObject(n.s.dependencies) && Array.isArray(n.s.dependencies[k]) && (n.s.dependencies[k] as unknown[]).includes(x))
-            if (implied) continue
-            parts.push(() => {
-              const v = generate(ctx, nodesOf(present(k)), 0, 127, depth + 1)
-              return compose({ set: v === NONE ? undefined : new Map([[k, v]]), omit: new Set([x]) }, U('dependencies', p, `B makes '${k}' require '${x}'; no counterexample found`))
-            })
-          }
-        } else if (isObject(d)) {
-          parts.push(() => {
-            const extra = A.flatMap((n) => (isObject(n.s.dependencies) && isObject(n.s.dependencies[k]) ? [child(n, n.s.dependencies[k])] : []))
-            const r = this.incl([...A, ...extra], child(b, d), p, depth)
-            if (r.k !== 'I') return r
-            if (evalAll(ctx, A, r.w) === true && evaluate(ctx, b, r.w) === false) return r
-            const o = r.w
-            if (isObject(o) && !Object.prototype.hasOwnProperty.call(o, k)) {
-              const v = generate(ctx, nodesOf(present(k)), 0, 127, depth + 1)
-              const o2 = { ...o, [k]: v }
-              if (v !== NONE && evalAll(ctx, A, o2) === true && evaluate(ctx, b, o2) === false) return I(o2)
-            }
-            return U('dependencies', p, 'schema dependency counterexample could not be completed')
-          })
-        }
-      }
-    }
-    if (s.enum !== undefined) parts.push(() => this.search(A, b, candidates(ctx, A, 0, OBJ, depth), U('enum', path, 'object values against a B enum')))
-    return this.andAll(parts)
-  }
-
-  /** Keys that are not named anywhere: compared region by region of the patternProperties regexes. */
-  private otherKeys(
-    A: Node[],
-    b: Node,
-    names: Set<string>,
-    path: string,
-    depth: number,
-    compose: (plan: { set?: Map<string, unknown> }, fallback: R) => R,
-  ): R {
-    const ctx = this.ctx
-    const pats: string[] = []
-    for (const n of [...A, b]) if (isObject(n.s.patternProperties)) for (const p in n.s.patternProperties) if (!pats.includes(p)) pats.push(p)
-    const p = `${path}/additionalProperties`
-    if (pats.length > MAX_REGION_PATTERNS) return U('patternProperties', path, 'too many patternProperties to compare')
-    const ms: (Matcher | undefined)[] = pats.map((x) => compilePattern(x))
-    const namesList = [...names]
-    const maxName = Math.max(0, ...[...names].map((x) => x.length))
-    const namesM = compilePattern(namesList.length === 0 ? '[]' : `^(?:${namesList.map(escapeRegex).join('|')})$`)
-    const regionSchemas = (n: Node, member: boolean[]): KeyEff => {
-      const nodes: Node[] = []
-      const pp = isObject(n.s.patternProperties) ? n.s.patternProperties : {}
-      let matched = false
-      pats.forEach((x, i) => {
-        if (member[i] && Object.prototype.hasOwnProperty.call(pp, x)) {
-          matched = true
-          nodes.push(child(n, pp[x]))
-        }
-      })
-      if (!matched) {
-        if (n.s.additionalProperties === false) return { forbidden: true }
-        if (isObject(n.s.additionalProperties)) nodes.push(child(n, n.s.additionalProperties))
-      }
-      return { forbidden: false, nodes }
-    }
-    const parts: (() => R)[] = []
-    for (let mask = 0; mask < 1 << pats.length; mask++) {
-      const member = pats.map((_, i) => ((mask >> i) & 1) === 1)
-      // Region schemas first: cheap exits before any regex work.
-      const effA: Node[] = []
-      let aForbidden = false
-      for (const n of A) {
-        const e = regionSchemas(n, member)
-        if (e.forbidden) {
-          aForbidden = true
-          break
-        }
-        effA.push(...e.nodes)
-      }
-      if (aForbidden) continue
-      const effB = regionSchemas(b, member)
-      if (!effB.forbidden && effB.nodes.length === 0) continue
-      parts.push(() => {
-        const Ak = effA.length > 0 ? effA : [TOP_NODE]
-        let r: R = C
-        if (!effB.forbidden) {
-          r = this.andAll(effB.nodes.map((bn) => () => this.incl(Ak, bn, p, depth + 1)))
-          if (r.k === 'C') return C
-        }
-        // Only now find out whether the region holds any key at all, and name one.
-        let key: string | undefined
-        if (ms.every((x) => x !== undefined)) {
-          const pm = ms as Matcher[]
-          const inRegion = (acc: boolean[]): boolean => acc.every((a, i) => a === member[i])
-          const found = findString(pm, (acc, k) => k > maxName && inRegion(acc), [maxName + 1], Infinity, ctx.budget)
-          if (found !== null) key = found
-          else if (namesM) {
-            const exact = findString([...pm, namesM], (acc) => acc.every((a, i) => (i < pats.length ? a === member[i] : !a)), [], Infinity, ctx.budget)
-            if (exact === null) return C
-            key = exact
-          }
-        }
-        if (effB.forbidden) {
-          if (key === undefined) return U('additionalProperties', p, 'cannot find a key name for an extra property (unsupported regex)')
-          const v = generate(ctx, effA, 0, 127, depth + 1)
-          return compose(v === NONE ? {} : { set: new Map([[key, v]]) }, U('additionalProperties', p, 'B forbids extra keys; no extra key value of A was found'))
-        }
-        if (r.k !== 'I') return r
-        if (key === undefined) return U('patternProperties', p, 'cannot find a key name for a counterexample (unsupported regex)')
-        return compose({ set: new Map([[key, r.w]]) }, U('additionalProperties', p, 'an extra-key counterexample could not be placed in an object of A'))
-      })
-    }
-    return this.andAll(parts)
+    return search(this.ctx, A, b, candidates(this.ctx, A, 0, t, depth), U('type', path, `A allows ${name} values, B does not, and no ${name} instance of A was found`))
   }
 }
 
@@ -781,35 +315,5 @@ function negation(parent: Node, x: object): Node {
   return n
 }
 
-function nodesOf(e: KeyEff): Node[] {
-  return e.forbidden ? [] : e.nodes
-}
-
-function* numberCandidates(ab: Bounds, bb: Bounds, ilo: number, ihi: number, step: number, intOnly: boolean): Generator<number> {
-  const pts = new Set<number>()
-  const addAround = (x: number): void => {
-    if (!Number.isFinite(x)) return
-    for (const d of [0, 1, -1, 0.5, -0.5, 1e-6, -1e-6, 2, -2]) pts.add(x + d)
-    if (step > 1) for (const d of [0, step, -step]) pts.add(Math.round(x / step) * step + d)
-  }
-  addAround(ab.lo)
-  addAround(ab.hi)
-  addAround(bb.lo)
-  addAround(bb.hi)
-  addAround(ilo)
-  addAround(ihi)
-  for (const x of [0, 1, -1, 0.5, 1.5, 2, 3, 10, 100, 1e6, -1e6, 2 ** 31, -(2 ** 31) - 1, 2 ** 63, -(2 ** 64), 1e300]) pts.add(x)
-  for (const mb of bb.mults) {
-    for (const ma of [...ab.mults, 1]) for (let j = 1; j <= 12; j++) pts.add(ma * j)
-    pts.add(mb / 2)
-    pts.add(mb * 1.5)
-  }
-  if (Number.isFinite(ab.lo) && Number.isFinite(ab.hi)) pts.add((ab.lo + ab.hi) / 2)
-  for (const x of pts) {
-    if (!Number.isFinite(x)) continue
-    if (intOnly && !Number.isInteger(x)) continue
-    yield x
-  }
-}
-
+export type { R }
 export { BudgetExceededError, ShapeError, jsonEqual }
