@@ -30,7 +30,8 @@ import {
   STR,
   TYPE_NAMES,
 } from './nodes'
-import { compilePattern, findString, sampleStrings } from './regex'
+import { compilePattern } from './regex'
+import { findString, sampleStrings } from './regex-search'
 import type { Matcher } from './regex'
 import { escapeRegex } from './samples'
 import {
