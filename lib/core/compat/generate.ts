@@ -2,7 +2,8 @@
 import { evalAll, formatDef } from './evaluate'
 import type { Ctx, Node } from './nodes'
 import { ARR, BOOL, INT, isObject, NULL, NUM, OBJ, STR } from './nodes'
-import { compilePattern, findString } from './regex'
+import { compilePattern } from './regex'
+import { findString } from './regex-search'
 import type { Matcher } from './regex'
 import { formatSamples } from './samples'
 import {

@@ -30,7 +30,7 @@ import {
   TYPE_NAMES,
 } from './nodes'
 import { inclObjects } from './objects'
-import { findString } from './regex'
+import { findString } from './regex-search'
 import { inclNumbers, inclStrings } from './scalars'
 import { boundsOf, expandAll, flatten, intRange, itemEffAll, keyEffAll, maxNum, minNum, requiredOf, TOP_NODE, typeMask, without } from './shape'
 import type { UndecidableReason } from './types'

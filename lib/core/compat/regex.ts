@@ -9,13 +9,13 @@
  * `\b`, `\s` whose meaning differs between Java and ECMAScript, property escapes) is unsupported and makes the
  * caller answer Undecidable. Patterns are unanchored: a string matches when some substring does.
  */
-import type { Budget } from './budget'
 
 export class UnsupportedRegexError extends Error {
   override readonly name = 'UnsupportedRegexError'
 }
 
-const MAXCP = 0x10ffff
+/** Largest Unicode code point. */
+export const MAXCP = 0x10ffff
 const MAX_REPEAT = 256
 const MAX_STATES = 20_000
 
@@ -472,155 +472,4 @@ export function compilePattern(source: string): Matcher | undefined {
   if (cache.size > 2000) cache.clear()
   cache.set(source, m)
   return m ?? undefined
-}
-
-const NICE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-. '.split('').map((c) => c.codePointAt(0)!)
-
-function representative(lo: number, hi: number): number {
-  for (const c of NICE) if (c >= lo && c <= hi) return c
-  if (lo <= 0x7e && hi >= 0x21) return Math.max(lo, 0x21)
-  if (lo >= 0xd800 && lo <= 0xdfff && hi > 0xdfff) return 0xe000
-  return lo
-}
-
-/** Alphabet classes (one representative code point each) on which all the matchers behave uniformly. */
-function alphabet(ms: Matcher[], extra: number[] = []): number[] {
-  const cuts = new Set<number>()
-  for (const c of extra) {
-    cuts.add(c)
-    cuts.add(c + 1)
-  }
-  for (const m of ms) for (const c of m.cuts) cuts.add(c)
-  const sorted = [...cuts].sort((a, b) => a - b)
-  const reps: number[] = []
-  for (let i = 0; i < sorted.length; i++) {
-    const lo = sorted[i]
-    const hi = i + 1 < sorted.length ? sorted[i + 1] - 1 : MAXCP
-    reps.push(representative(lo, hi))
-  }
-  // Prefer nice characters first so that witnesses read well.
-  return reps.sort((a, b) => niceness(a) - niceness(b))
-}
-
-function niceness(c: number): number {
-  const i = NICE.indexOf(c)
-  if (i >= 0) return i
-  if (c >= 0x21 && c <= 0x7e) return 100 + c
-  return 1000 + c
-}
-
-/**
- * Searches for a string s such that `test(acceptance of each matcher on s, length of s)` holds, with
- * length ≤ maxLen. `thresholds` must list every length at which `test` may change its answer for a fixed
- * acceptance vector. Returns the string, `null` when none exists (exact), or throws on budget exhaustion.
- */
-export function findString(
-  ms: Matcher[],
-  test: (acc: boolean[], len: number) => boolean,
-  thresholds: number[],
-  maxLen: number,
-  budget: Budget,
-): string | null {
-  const reps = alphabet(ms)
-  const n = ms.length
-  type Layer = Map<string, { t: number[]; prev?: string; cp?: number }>
-  const layers: Layer[] = []
-  const first: Layer = new Map()
-  const t0 = ms.map((m) => m.initial)
-  first.set(t0.join(','), { t: t0 })
-  layers.push(first)
-  const seen = new Map<string, number>()
-  const acceptVec = (t: number[], k: number): boolean[] => t.map((s, i) => ms[i].accepts(s, k === 0))
-  const rebuild = (k: number, key: string, idx: (pos: number) => number): string => {
-    const cps: number[] = []
-    let cur = key
-    for (let pos = k; pos >= 1; pos--) {
-      budget.step()
-      const e = layers[idx(pos)].get(cur)!
-      cps.push(e.cp!)
-      cur = e.prev!
-    }
-    return String.fromCodePoint(...cps.reverse())
-  }
-  const finite = thresholds.filter((x) => Number.isFinite(x))
-  for (let k = 0; ; k++) {
-    if (k > maxLen) return null
-    const layer = layers[k]
-    for (const [key, e] of layer) {
-      budget.step()
-      if (test(acceptVec(e.t, k), k)) return rebuild(k, key, (p) => p)
-    }
-    if (k >= 1) {
-      const lkey = [...layer.keys()].sort().join('|')
-      const j = seen.get(lkey)
-      if (j !== undefined) {
-        const p = k - j
-        const idx = (pos: number): number => {
-          if (pos <= k) return pos
-          const r = j + ((pos - j) % p)
-          return r === j ? k : r
-        }
-        const starts = [k + 1, ...finite.filter((x) => x > k + 1)].sort((a, b) => a - b)
-        for (const lo of starts) {
-          for (let pos = lo; pos < lo + p && pos <= maxLen; pos++) {
-            for (const [key, e] of layers[idx(pos)]) {
-              budget.step()
-              if (test(acceptVec(e.t, pos), pos)) return rebuild(pos, key, idx)
-            }
-          }
-        }
-        return null
-      }
-      seen.set(lkey, k)
-    }
-    const next: Layer = new Map()
-    for (const [key, e] of layer) {
-      for (const cp of reps) {
-        budget.step(n)
-        const t = e.t.map((s, i) => ms[i].step(s, cp))
-        const tk = t.join(',')
-        if (!next.has(tk)) next.set(tk, { t, prev: key, cp })
-      }
-    }
-    if (next.size === 0) return null
-    layers.push(next)
-  }
-}
-
-const SAMPLE_EXTRA = 'ab0A_-. /:@'.split('').map((c) => c.codePointAt(0)!)
-
-/**
- * Up to `count` distinct strings accepted by every matcher with a length in [min, max], shortest first,
- * over a varied alphabet (for witness search where exact reasoning is not available).
- */
-export function sampleStrings(ms: Matcher[], min: number, max: number, count: number, budget: Budget): string[] {
-  const reps = alphabet(ms, SAMPLE_EXTRA)
-  const out: string[] = []
-  let layer: { t: number[]; s: string }[] = [{ t: ms.map((m) => m.initial), s: '' }]
-  for (let k = 0; k <= max && k <= min + 24 && out.length < count && layer.length > 0; k++) {
-    for (const e of layer) {
-      budget.step()
-      if (k >= min && e.t.every((st, i) => ms[i].accepts(st, k === 0))) {
-        out.push(e.s)
-        if (out.length >= count) break
-      }
-    }
-    const next: { t: number[]; s: string }[] = []
-    const seen = new Map<string, number>()
-    for (const e of layer) {
-      for (const cp of reps) {
-        budget.step(ms.length + 1)
-        const t = e.t.map((st, i) => ms[i].step(st, cp))
-        const key = t.join(',')
-        const n = seen.get(key) ?? 0
-        if (n >= 4) continue
-        seen.set(key, n + 1)
-        next.push({ t, s: e.s + String.fromCodePoint(cp) })
-        if (next.length >= 256) break
-      }
-      if (next.length >= 256) break
-    }
-    layer = next
-  }
-  return out
 }
