@@ -14,14 +14,14 @@ import {
   type Processor,
 } from './badrows'
 import { formatTimestamp } from './convert'
-import { ATOMIC_SCHEMA, EnrichedEvent, FAILURE_SCHEMA, finish, toPartialJson, toTsv, type Entity } from './event'
+import { EnrichedEvent, finish, toPartialJson, toTsv, type Entity } from './event'
 import { DEFAULT_FIELD_LIMITS, F, isFieldName, NEVER_NULLED } from './fields'
-import { asSelfDescribing, keepEntityAnswer, matchesCriterion, PARSE_CODE_MESSAGES, validateCached, validateData, validateEntityCached, type ClientError, type Validated, type DataReport, type IgluParseCode } from './iglu'
-import { compactJson, flat, parseJson, quote, Raw, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
+import { asSelfDescribing, keepEntityAnswer, matchesCriterion, validateCached, validateData, validateEntityCached, type Validated } from './iglu'
+import { compactJson, flat, parseJson, quote, sdjSpans, stringify, wrapperSpans, type SdjSpans } from './json'
 import { compression, DECOMPRESSOR, loadThrift, MAX_DECOMPRESSED_BYTES, unpackCompressed, type LoadedPayload } from './payload'
 import { EventStepInput, stepOrder, type Enrichment, type EnrichmentFailure, type StepInput, type StepResult } from './steps'
-import { instant } from './time'
 import { transform, type AtomicError } from './transform'
+import { enrichmentFailureEntity, failureEntity, NO_VIOLATIONS, violationMessage, type Violation } from './violations'
 
 export interface EnrichSettings {
   readonly resolver: Resolver
@@ -69,13 +69,6 @@ export interface RecordOutcome {
   readonly collectorTimestamp: number | null
 }
 
-type Violation =
-  | { kind: 'NotJson'; source: string; field: string; value: string; error: string }
-  | { kind: 'NotIglu'; source: string; json: string; code: IgluParseCode }
-  | { kind: 'CriterionMismatch'; source: string; schemaKey: string; criterion: string; data: string }
-  | { kind: 'IgluError'; source: string; schemaKey: string; error: ClientError; data: string; reports?: readonly DataReport[]; schemaMessage?: string; resolution?: boolean }
-  | { kind: 'Atomic'; errors: AtomicError[] }
-
 /** Where an event's outputs go. */
 type EventOut = { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }
 
@@ -96,9 +89,6 @@ function dataText(text: string, spans: SdjSpans): string {
   const ds = spans.data!
   return spans.compact ? text.slice(ds[0], ds[1]) : compactJson(text, ds[0], ds[1])
 }
-
-/** No violations (shared, never added to). */
-const NO_VIOLATIONS: readonly Violation[] = []
 
 const UNSTRUCT_CRITERION = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-*'
 const CONTEXTS_CRITERION = 'iglu:com.snowplowanalytics.snowplow/contexts/jsonschema/1-0-*'
@@ -391,9 +381,9 @@ export class Enricher {
 
     // A failure: failure entities first in derived_contexts, then the bad row.
     const failures: Entity[] = []
-    for (const v of e1) failures.push(this.failureEntity(v, at))
-    for (const x of e2) failures.push(this.enrichmentFailureEntity(x, at))
-    for (const v of e3) failures.push(this.failureEntity(v, at))
+    for (const v of e1) failures.push(failureEntity(s.processor, v, at))
+    for (const x of e2) failures.push(enrichmentFailureEntity(s.processor, x, at))
+    for (const v of e3) failures.push(failureEntity(s.processor, v, at))
     finish(ev, failures)
     const enrichedJson = toPartialJson(f)
     const rawJson = rawEventJson(raw.payload, raw.fields ?? raw.parameters)
@@ -519,72 +509,6 @@ export class Enricher {
     if (!entity) return
     this.noteSuperseded(ev, entity.superseded)
     ev.contexts.push({ schema: entity.uri, data: entity.data })
-  }
-
-  private entity(at: number, failureType: string, errors: unknown[], schema: string | null, data: unknown): Entity {
-    const p = this.settings.processor
-    return {
-      schema: FAILURE_SCHEMA,
-      data: stringify({ failureType, errors, schema, data, timestamp: instant(at), componentName: p.artifact, componentVersion: p.version }),
-    }
-  }
-
-  private failureEntity(v: Violation, at: number): Entity {
-    switch (v.kind) {
-      case 'NotJson':
-        return this.entity(at, 'NotJSON', [{ message: v.error, source: v.source }], null, { [v.source]: v.value })
-      case 'NotIglu':
-        return this.entity(at, 'NotIglu', [{ message: PARSE_CODE_MESSAGES[v.code], source: v.source }], null, new Raw(v.json))
-      case 'CriterionMismatch':
-        return this.entity(at, 'CriterionMismatch', [{ message: `Unexpected schema: ${v.schemaKey} does not match the criterion`, source: v.source, criterion: v.criterion }], v.schemaKey, new Raw(v.data))
-      case 'IgluError': {
-        if (v.resolution && v.error.error === 'ResolutionError') {
-          return this.entity(at, 'ResolutionError', [{ message: `Resolution error: schema ${v.schemaKey} not found`, source: v.source, lookupHistory: v.error.lookupHistory }], v.schemaKey, new Raw(v.data))
-        }
-        const errors = v.reports
-          ? v.reports.map((r) => ({ message: r.message, source: v.source, path: r.path, keyword: r.keyword, targets: r.targets }))
-          : [{ message: v.schemaMessage ?? 'Invalid schema', source: v.source, path: '$' }]
-        return this.entity(at, 'ValidationError', errors, v.schemaKey, new Raw(v.data))
-      }
-      case 'Atomic': {
-        const data: Record<string, string | null> = {}
-        for (const e of v.errors) data[e.field] = e.value
-        return this.entity(
-          at,
-          'ValidationError',
-          v.errors.map((e) => ({ message: e.message, source: 'atomic_field', path: e.field, keyword: e.keyword, targets: [] })),
-          ATOMIC_SCHEMA,
-          data,
-        )
-      }
-    }
-  }
-
-  private enrichmentFailureEntity(x: EnrichmentFailure, at: number): Entity {
-    const type = `EnrichmentError: ${x.enrichment?.identifier ?? ''}`
-    const schema = x.enrichment?.schemaKey ?? null
-    if ('error' in x.message) return this.entity(at, type, [{ message: x.message.error }], schema, null)
-    const m = x.message
-    return this.entity(at, type, [{ message: `${m.field} - ${m.expectation}`, source: m.field }], schema, { [m.field]: m.value })
-  }
-}
-
-/** The `schema_violations` message of a violation. */
-function violationMessage(v: Violation): unknown {
-  switch (v.kind) {
-    case 'NotJson':
-      return { field: v.field, value: v.value, error: v.error }
-    case 'NotIglu':
-      return { json: new Raw(v.json), error: v.code }
-    case 'CriterionMismatch':
-      return { schemaKey: v.schemaKey, schemaCriterion: v.criterion }
-    case 'IgluError':
-      return { schemaKey: v.schemaKey, error: v.error }
-    case 'Atomic':
-      return {
-        schemaKey: ATOMIC_SCHEMA,
-        error: { error: 'ValidationError', dataReports: v.errors.map((e) => ({ message: e.message, path: e.field, keyword: e.keyword, targets: [] })) },
-      }
   }
 }
 
