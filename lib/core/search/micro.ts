@@ -11,7 +11,7 @@
  */
 import { FIELD_KINDS, FIELDS, F } from '../enrich/fields'
 import { isAtomicField, withNulls } from './documents'
-import { parseDate } from './query'
+import { parseDate } from './dates'
 import { Refusal } from './query-tree'
 import { deleteIndex, tablesOf, type SearchDb } from './store'
 
