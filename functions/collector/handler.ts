@@ -1,4 +1,4 @@
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 import { collectorHttpHandler } from './app'
 import { kinesisSink } from './sink'
 

@@ -1,5 +1,5 @@
 import { controlPlaneFromEnvironment } from '../../lib/aws/control-plane-service'
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 
 /** The control plane under `/control-plane` (Snowplow Mini's endpoints), behind basic authentication. */
 export const handler = httpLambda(controlPlaneFromEnvironment(), { auth: 'basic' })

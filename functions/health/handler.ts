@@ -1,7 +1,7 @@
 import { clients } from '../../lib/aws/clients'
 import { readEnrichPause } from '../../lib/aws/enrich-pause'
 import { ENRICH_COMPONENT, ENRICH_OFF_ENV, enrichPausedReason, healthAnswer, LICENCE_OFF_REASON, type HealthLine } from '../../lib/core/health/report'
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 import { text } from '../../lib/http/types'
 import { RETRY_AFTER_SECONDS } from '../../lib/http/unavailable'
 import { envVar } from '../../lib/infra/resources'

@@ -1,4 +1,4 @@
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 import { LOCAL_ENDPOINTS_ENV } from '../../lib/aws/clients'
 import { cloudWatchReport } from '../../lib/aws/metrics'
 import { answerMetrics } from '../../lib/core/metrics/http'

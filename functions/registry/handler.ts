@@ -1,5 +1,5 @@
 import { registryFromEnvironment } from '../../lib/aws/registry-service'
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 
 /** The Iglu-compatible schema registry under `/registry-server`. */
 export const handler = httpLambda(registryFromEnvironment())

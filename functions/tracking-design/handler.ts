@@ -1,4 +1,4 @@
-import { httpLambda } from '../../lib/http/lambda'
+import { httpLambda } from '../../lib/aws/lambda'
 import { trackingDesignFromEnvironment } from '../../lib/aws/tracking-design-service'
 
 /** The tracking-design API under /api/msc/v1. */

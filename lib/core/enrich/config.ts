@@ -5,7 +5,7 @@
  * keys and wrong types are errors naming the key.
  */
 import { DEFAULT_FIELD_LIMITS, isFieldName } from './fields'
-import { WEBHOOKS } from './adapters/index'
+import { WEBHOOKS } from './adapters'
 import { schemaOverrides } from './adapters/schemas'
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }

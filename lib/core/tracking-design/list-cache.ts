@@ -13,7 +13,7 @@
 import type { SpecFilter, SpecStore, SpecUpdate } from './ports'
 import { cacheSecondsSetting } from './schema-cache'
 import type { HistoryEntry, StoredSpec } from './types'
-import type { NameClaim } from './validate'
+import type { NameClaim } from './types'
 
 export interface ListCacheOptions {
   /** How long an unfiltered list is reused; 0 turns the cache off. */

@@ -4,8 +4,7 @@
  */
 import type { SchemaKey } from '../iglu/keys'
 import type { StoredSchema } from '../iglu/store'
-import type { CatalogKind, HistoryEntry, JsonObject, Organization, OrgApiKey, StoredSpec } from './types'
-import type { NameClaim } from './validate'
+import type { CatalogKind, HistoryEntry, JsonObject, NameClaim, Organization, OrgApiKey, StoredSpec } from './types'
 
 export interface SpecStore {
   get(orgId: string, id: string): Promise<StoredSpec | undefined>

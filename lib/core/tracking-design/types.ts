@@ -65,3 +65,9 @@ export interface OrgApiKey {
 
 /** Data products (`dataProduct`) and source applications (`sourceApp`), kept as client documents. */
 export type CatalogKind = 'dataProduct' | 'sourceApp'
+
+/** A name within the data structure (`vendor/name/format`) of `event.source`: what must be unique. */
+export interface NameClaim {
+  readonly group: string
+  readonly name: string
+}

@@ -6,7 +6,9 @@ import { schemaPatternProblems } from '../iglu/regex-engine'
 import { parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import { isUuid } from './auth'
 import { CODES, error, hasError } from './envelope'
-import { STATUSES, type ErrorEntry, type HistoryEntry, type JsonObject, type SpecStatus } from './types'
+import { STATUSES, type ErrorEntry, type HistoryEntry, type JsonObject, type NameClaim, type SpecStatus } from './types'
+
+export type { NameClaim } from './types'
 
 export const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 
@@ -30,12 +32,6 @@ export function sourceKey(doc: JsonObject): SchemaKey | undefined {
 }
 
 export const groupOf = (k: { vendor: string; name: string; format: string }) => `${k.vendor}/${k.name}/${k.format}`
-
-/** A name within the data structure (`vendor/name/format`) of `event.source`: what must be unique. */
-export interface NameClaim {
-  readonly group: string
-  readonly name: string
-}
 
 /** The name claim of a specification document; none without a valid `event.source` or a name. */
 export function nameClaim(doc: JsonObject): NameClaim | undefined {

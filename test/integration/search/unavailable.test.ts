@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { rdsDataClient } from '../../../lib/aws/rds-data'
 import { searchApi } from '../../../lib/core/search/api'
 import { migrate, searchDb, type SearchDb } from '../../../lib/core/search/store'
-import { httpLambda } from '../../../lib/http/lambda'
+import { httpLambda } from '../../../lib/aws/lambda'
 import { postgresClient } from '../../../lib/runtime/postgres'
 import { DATA_API_TARGET, useRdsDataApi } from '../../support/rds-data-server'
 

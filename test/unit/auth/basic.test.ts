@@ -217,7 +217,7 @@ describe('first credentials', () => {
 })
 
 describe('the answer of a function behind basic authentication', async () => {
-  const { basicAuthRefusal } = await import('../../../lib/http/lambda')
+  const { basicAuthRefusal } = await import('../../../lib/aws/lambda')
   const event = (lambda?: Record<string, unknown>) => ({ requestContext: lambda ? { authorizer: { lambda } } : {} }) as never
   it('lets an authenticated request through', () => {
     expect(basicAuthRefusal(event({ authenticated: true, username: 'floe' }))).toBeUndefined()

@@ -11,7 +11,7 @@ import { collectorHttpHandler, type RecordSink } from '../../../functions/collec
 import { DEFAULT_COLLECTOR_CONFIG } from '../../../lib/core/collector/config'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { fromAlb, isAlbEvent, toAlb } from '../../../lib/http/alb'
-import { httpLambda } from '../../../lib/http/lambda'
+import { httpLambda } from '../../../lib/aws/lambda'
 
 interface Plain {
   method: string

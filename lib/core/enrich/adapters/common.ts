@@ -3,7 +3,7 @@
  * message shapes), the self-describing event parameters, event type → schema
  * lookup, form bodies, value formatting and timestamp conversion.
  */
-import type { AdapterContext, AdapterMessage, AdapterResult, Params, RawEvent } from '../adapters'
+import type { AdapterContext, AdapterMessage, AdapterResult, Params, RawEvent } from './types'
 import { stringify } from '../json'
 import type { LoadedPayload } from '../payload'
 import { checkQuery, splitQuery, toParamMap } from '../querystring'

@@ -10,7 +10,7 @@
 import { fail, failAll, inputData, lookupSchema, parseForm, CONTEXTS, UNSTRUCT_EVENT, type Failure, type Params, type Webhook, schemas, schemaUri } from './common'
 import { jsonText, JNum, type J, type JObj } from './jtree'
 import { stringify } from '../json'
-import type { AdapterContext, RawEvent } from '../adapters'
+import type { AdapterContext, RawEvent } from './types'
 
 const TRACKER = 'com.google.analytics.measurement-protocol-v1'
 const MP = 'iglu:com.google.analytics.measurement-protocol'

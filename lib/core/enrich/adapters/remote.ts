@@ -5,7 +5,7 @@
  * `{"events": [{<parameter>: "<value>", …}, …]}` (or an error status). Every
  * failure is an adapter failure naming the service.
  */
-import type { AdapterResult, RawEvent } from '../adapters'
+import type { AdapterResult, RawEvent } from './types'
 import { stringify } from '../json'
 import { fail, inputData, notJson, type Webhook } from './common'
 import { isObj, jsonText, parseTree } from './jtree'

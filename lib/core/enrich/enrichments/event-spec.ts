@@ -30,30 +30,8 @@ import { quote } from '../json'
 import { memo } from '../memo'
 import type { Enrichment, EnrichmentFailure, StepResult } from '../steps'
 import { ConfigError, ORDER, type EnrichmentModule } from './module'
-
-/** One version of a specification, as the tracking-design API stored it. */
-export interface SpecRecord {
-  readonly id: string
-  readonly version: number
-  /** `draft`, `published` or `deprecated`. */
-  readonly status: string
-  /** The specification as written (`name`, `event: {source, schema?}`, `entities: {tracked: [{source, minCardinality?, maxCardinality?, schema?}]}`, …). */
-  readonly snapshot: Record<string, unknown>
-}
-
-/** Where the specifications come from: every remaining version of every specification. */
-export interface EventSpecSource {
-  load(): Promise<readonly SpecRecord[]>
-}
-
-/** What the module needs from the shell. */
-export interface EventSpecContext {
-  readonly source: EventSpecSource
-  /** Milliseconds since the epoch (refresh scheduling). */
-  now(): number
-  /** Told when a refresh fails (the current set is kept). */
-  warn?(message: string): void
-}
+import type { SpecRecord, EventSpecSource, EventSpecContext } from './services'
+export type { SpecRecord, EventSpecSource, EventSpecContext } from './services'
 
 export const EVENT_SPEC_CONTEXT = 'iglu:com.snowplowanalytics.snowplow/event_specification/jsonschema/1-0-4'
 const IDENTIFIER = 'event-specification'

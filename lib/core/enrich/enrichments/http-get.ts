@@ -7,29 +7,8 @@
  * client of their own or the same one against local servers.
  */
 
-import type { HttpAnswer } from './lookups'
-
-export interface HttpGetOptions {
-  /** The whole exchange (connecting, sending, reading the answer) must end within this many milliseconds. */
-  readonly timeoutMs: number
-  /** Answers longer than this are refused (default 1 MiB). */
-  readonly maxBytes?: number
-}
-
-/** An answer (any status), or why there is none (a network error, a timeout, an answer too long). */
-export type HttpGetResult = HttpAnswer
-
-export interface HttpGet {
-  /** Never rejects: failures are results. */
-  get(url: string, o: HttpGetOptions): Promise<HttpGetResult>
-}
-
-/** What such an enrichment is built with besides its configuration. */
-export interface WebServices {
-  readonly http: HttpGet
-  /** The current time in epoch milliseconds (default `Date.now`). */
-  readonly now?: () => number
-}
+import type { HttpGetOptions, HttpGetResult, HttpGet, WebServices } from './services'
+export type { HttpGetOptions, HttpGetResult, HttpGet, WebServices } from './services'
 
 /** Checks an http(s) base URL parameter; the message names the parameter. */
 export function checkBaseUrl(name: string, v: unknown): string | undefined {

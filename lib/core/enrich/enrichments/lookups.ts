@@ -13,61 +13,8 @@ import { javaFloat, type EnrichedEvent, type Entity, type Value } from '../event
 import { F, FIELD_KINDS, type FieldName } from '../fields'
 import { ConfigError } from './module'
 
-// ---------------------------------------------------------------- services
-
-export interface HttpRequest {
-  readonly method: 'GET' | 'POST' | 'PUT'
-  readonly url: string
-  readonly headers: Readonly<Record<string, string>>
-  readonly body?: string
-  /** The whole exchange (waiting for a connection included) must finish within this. */
-  readonly timeoutMs: number
-  /** Answers longer than this many bytes are refused (default: the client's bound). */
-  readonly maxBytes?: number
-}
-
-/** A response with any status, or why there is none (connection refused, timeout, answer too large). */
-export type HttpAnswer = { readonly ok: true; readonly status: number; readonly body: string } | { readonly ok: false; readonly error: string; readonly timedOut?: true }
-
-export interface HttpClient {
-  request(r: HttpRequest): Promise<HttpAnswer>
-}
-
-export interface SqlDatabaseConfig {
-  readonly engine: 'postgresql' | 'mysql'
-  readonly host: string
-  readonly port: number
-  readonly sslMode: boolean
-  readonly username: string
-  readonly password: string
-  readonly database: string
-}
-
-/**
- * A statement's answer: column names in order and the rows' cells in the same
- * order. A cell is null, a boolean, a number, a string, or `{text}` for types
- * with no JSON counterpart (exact numbers, JSON documents, timestamps, …),
- * written as JSON when the text reads as JSON, else as a string.
- */
-export interface SqlRows {
-  readonly columns: readonly string[]
-  readonly rows: readonly (readonly unknown[])[]
-}
-
-/** A pool of connections to one database; `?` placeholders are bound to `params` by position. */
-export interface SqlDatabase {
-  query(sql: string, params: readonly SqlValue[], timeoutMs: number): Promise<SqlRows>
-}
-
-export type SqlValue = string | number | boolean
-
-export interface LookupServices {
-  readonly http?: HttpClient
-  /** The pool for a database (the same pool for the same settings). */
-  readonly sql?: (db: SqlDatabaseConfig) => SqlDatabase
-  /** Milliseconds since the epoch, for cache lifetimes. */
-  readonly now: () => number
-}
+import type { HttpRequest, HttpAnswer, HttpClient, SqlDatabaseConfig, SqlRows, SqlDatabase, SqlValue, LookupServices } from './services'
+export type { HttpRequest, HttpAnswer, HttpClient, SqlDatabaseConfig, SqlRows, SqlDatabase, SqlValue, LookupServices } from './services'
 
 // ------------------------------------------------------------------ inputs
 

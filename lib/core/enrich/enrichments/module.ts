@@ -8,9 +8,7 @@
 import type { SchemaKey } from '../../iglu/keys'
 import type { JsonObject } from '../../iglu/selfdesc'
 import type { Enrichment } from '../steps'
-import type { WebServices } from './http-get'
-import type { LookupServices } from './lookups'
-import type { EventSpecContext } from './event-spec'
+import type { EventSpecContext, LookupServices, WebServices } from './services'
 
 /** One enrichment configuration file, validated against its schema. */
 export interface EnrichmentConfig {

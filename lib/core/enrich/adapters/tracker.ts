@@ -3,31 +3,18 @@
  * maps), or the failures that become `tracker_protocol_violations` (tp2 and
  * redirects) or `adapter_failures` (everything else) bad rows. The tracker
  * protocol, redirects and the Iglu webhook are here; the vendors' webhooks
- * are in `adapters/` (by `vendor/version`), then the configured remote adapters.
+ * are listed in `webhooks.ts` (by `vendor/version`), then the configured remote adapters.
  */
-import type { Resolver } from '../iglu/resolver'
-import { toIgluUri, type SchemaKey } from '../iglu/keys'
-import { base64Text } from './convert'
-import type { ClientError, IgluParseCode } from './iglu'
-import { asSelfDescribing, matchesCriterion, validateCached, validateData, type Validated } from './iglu'
-import { compactJson, memberSpan, parseJson, quote, Raw, stringify } from './json'
-import type { LoadedPayload } from './payload'
-import { toParamMap, splitQuery, checkQuery } from './querystring'
-import { WEBHOOKS } from './adapters/index'
-
-export type Params = Map<string, string | null>
-
-/** One event as the tracker (or webhook) described it, with the request's context. */
-export interface RawEvent {
-  readonly payload: LoadedPayload
-  readonly parameters: Params
-  /** The parameters as the tracker sent them, when they are all strings from one JSON object (same order as `parameters`). */
-  readonly fields?: Readonly<Record<string, string>>
-  /** No parameter value holds a control character (so each is TSV-safe as it is). */
-  readonly controlFree?: boolean
-  /** Every parameter value is ASCII text. */
-  readonly ascii?: boolean
-}
+import type { Resolver } from '../../iglu/resolver'
+import { toIgluUri, type SchemaKey } from '../../iglu/keys'
+import { base64Text } from '../convert'
+import type { ClientError, IgluParseCode } from '../iglu'
+import { asSelfDescribing, matchesCriterion, validateCached, validateData, type Validated } from '../iglu'
+import { compactJson, memberSpan, parseJson, quote, Raw, stringify } from '../json'
+import type { LoadedPayload } from '../payload'
+import { toParamMap, splitQuery, checkQuery } from '../querystring'
+import { WEBHOOKS } from './webhooks'
+import type { AdapterContext, AdapterMessage, AdapterResult, Params, RawEvent } from './types'
 
 /** A tp2 event whose parameters are the string members of its JSON object: the map is built only when read. */
 class FieldsEvent implements RawEvent {
@@ -50,18 +37,6 @@ class FieldsEvent implements RawEvent {
   }
 }
 
-export type AdapterMessage =
-  | { readonly field: string; readonly value: string | null; readonly expectation: string }
-  | { readonly field: string; readonly value: string | null; readonly error: string }
-  | { readonly json: Raw; readonly error: IgluParseCode }
-  | { readonly schemaKey: string; readonly error: ClientError }
-  | { readonly schemaKey: string; readonly schemaCriterion: string }
-  | { readonly actual: string | null; readonly expectedMapping: Readonly<Record<string, string>>; readonly expectation: string }
-
-export type AdapterResult =
-  | { ok: true; events: RawEvent[] }
-  | { ok: false; badRow: 'adapter_failures' | 'tracker_protocol_violations'; messages: AdapterMessage[] }
-
 export const PAYLOAD_DATA_CRITERION = 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-*'
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8']
 const CT_EXPECTATION = `expected one of ${CONTENT_TYPES.join(', ')}`
@@ -71,17 +46,6 @@ const input = (field: string, value: string | null, expectation: string): Adapte
 
 /** The parameters of an empty query string (read only: never handed out as an event's parameters). */
 const NO_PARAMS: Params = new Map()
-
-export interface AdapterContext {
-  readonly resolver: Resolver
-  readonly maxJsonDepth: number
-  /** When cached schemas are judged fresh at (epoch ms, the resolver's clock); default: now. */
-  readonly now?: number
-  /** Configured replacements of the webhook adapters' default schemas (default URI → URI). */
-  readonly schemaOverrides?: ReadonlyMap<string, string>
-  /** Adapters served over HTTP, by `vendor/version`. */
-  readonly remoteAdapters?: ReadonlyMap<string, (p: LoadedPayload, ctx: AdapterContext) => AdapterResult | Promise<AdapterResult>>
-}
 
 /** Picks the adapter by (vendor, version). */
 export async function adapt(p: LoadedPayload, ctx: AdapterContext): Promise<AdapterResult> {
