@@ -1,8 +1,7 @@
 import { httpLambda } from '../../lib/aws/lambda'
-import { LOCAL_ENDPOINTS_ENV } from '../../lib/aws/clients'
 import { cloudWatchReport } from '../../lib/aws/metrics'
 import { answerMetrics } from '../../lib/core/metrics/http'
-import { localReport } from '../../lib/local/metrics'
+import { localMetrics } from '../../lib/runtime/metrics-source'
 
-/** `GET /metrics`: per service, from the local runtime's counters and processes, or from CloudWatch on AWS. */
-export const handler = httpLambda((req) => answerMetrics(req, () => (process.env[LOCAL_ENDPOINTS_ENV] ? localReport() : cloudWatchReport())), { auth: 'basic' })
+/** `GET /metrics`: per service, from the local runtime's counters and processes when it runs the functions, or from CloudWatch on AWS. */
+export const handler = httpLambda((req) => answerMetrics(req, () => localMetrics()?.() ?? cloudWatchReport()), { auth: 'basic' })

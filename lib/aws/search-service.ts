@@ -2,7 +2,7 @@
 import { searchApi } from '../core/search/api'
 import { ENRICH_VERSION } from '../core/enrich/version'
 import type { HttpHandler } from '../http/types'
-import { database } from '../runtime/database'
+import { database } from './database'
 import { deploymentResolver } from './resolver'
 import { restartable } from '../runtime/restarts'
 import { searchTimeoutMs } from '../core/search/settings'

@@ -33,7 +33,7 @@ export interface FunctionDecl {
   readonly environment?: Readonly<Record<string, string>>
   /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
   readonly resolvesSchemas?: boolean
-  /** Data files of npm packages read at run time (`package/file`), shipped next to the bundle (see `lib/runtime/package-files.ts`). */
+  /** Data files of npm packages read at run time (`package/file`), shipped next to the bundle (see `lib/core/package-files.ts`). */
   readonly packageFiles?: readonly string[]
   /**
    * Why the function cannot run in this configuration, if it cannot. Its stream

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks'
 import { parseProcIo, parseProcStat, parseProcStatus, parseUptime } from '../core/metrics/proc'
 import { shapeLocal, type EmulatorService, type InvocationCounters, type MetricsReport, type ProcessFigures, type StreamReadFigures } from '../core/metrics/report'
 import { serviceOfInvocation } from '../core/metrics/services'
+import { provideLocalMetrics } from '../runtime/metrics-source'
 
 /** How many of the latest durations per service the p95 is computed over. */
 export const RECENT_DURATIONS = 1000
@@ -65,6 +66,7 @@ export function trackStack(s: TrackedStack): void {
   streamKeys = new Map(Object.entries(s.streams).map(([key, name]) => [name, key]))
   counters.clear()
   since = new Date()
+  provideLocalMetrics(() => localReport())
 }
 
 function counter(fn: string, service: string): Counters {

@@ -57,7 +57,7 @@ async function newQuickJS(): Promise<QuickJSWASMModule> {
   const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = await import('quickjs-emscripten')
   wasmModule ??= (async () => {
     const { readFile } = await import('node:fs/promises')
-    const { packageFile } = await import('../../../runtime/package-files')
+    const { packageFile } = await import('../../package-files')
     const { createRequire } = await import('node:module')
     let file: string
     try {

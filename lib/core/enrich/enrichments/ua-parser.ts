@@ -119,7 +119,7 @@ const FIELDS = ['useragentFamily', 'useragentMajor', 'useragentMinor', 'useragen
 let defaultRules: UaRules | undefined
 async function uapCoreRules(): Promise<UaRules> {
   if (!defaultRules) {
-    const { packageFile } = await import('../../../runtime/package-files')
+    const { packageFile } = await import('../../package-files')
     const file = packageFile('uap-core/regexes.yaml')
     defaultRules = loadRules(readFileSync(file, 'utf8'), file)
   }

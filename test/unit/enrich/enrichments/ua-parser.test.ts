@@ -7,7 +7,7 @@ import { loadRules, parseUserAgent } from '../../../../lib/core/enrich/enrichmen
 import { assetsOf, buildEnrichments, loadEnrichmentConfigs } from '../../../../lib/core/enrich/enrichments/registry'
 import { ENRICH_PROCESSOR } from '../../../../lib/core/enrich/version'
 import { projectRoot } from '../../../../lib/local/handlers'
-import { packageFile } from '../../../../lib/runtime/package-files'
+import { packageFile } from '../../../../lib/core/package-files'
 import { batch, columns, only, payload, resolver } from '../helpers'
 
 const uapCore = loadRules(readFileSync(packageFile('uap-core/regexes.yaml'), 'utf8'), 'uap-core')

@@ -21,8 +21,8 @@ export function databaseConnection(key: DatabaseKey): DatabaseConnection {
 }
 
 async function open(c: DatabaseConnection): Promise<SqlClient> {
-  if (c.kind === 'postgres') return (await import('./postgres')).postgresClient(c.url)
-  const { rdsDataClient } = await import('../aws/rds-data')
+  if (c.kind === 'postgres') return (await import('../runtime/postgres')).postgresClient(c.url)
+  const { rdsDataClient } = await import('./rds-data')
   return rdsDataClient(c)
 }
 
