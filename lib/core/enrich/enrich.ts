@@ -3,6 +3,7 @@
  * rows and pii events, as data. No I/O besides schema lookups through the
  * resolver; the processing time and event ids are parameters.
  */
+import { PatternBudget } from '../iglu/regex-engine'
 import type { Resolver } from '../iglu/resolver'
 import { adaptPayload, type AdapterContext, type AdapterResult, type RawEvent } from './adapters'
 import {
@@ -44,6 +45,8 @@ export interface EnrichSettings {
   readonly remoteAdapters?: AdapterContext['remoteAdapters']
   /** The webhook adapters' schemas replaced (default URI → configured URI; enrich config `adaptersSchemas`). */
   readonly schemaOverrides?: AdapterContext['schemaOverrides']
+  /** Time the schema pattern checks of one stream record may take together (default `PATTERN_BUDGET_MS`). */
+  readonly patternBudgetMs?: number
 }
 
 /** Per batch: the processing time and the event-id source. */
@@ -70,7 +73,8 @@ export interface RecordOutcome {
 }
 
 /** Where an event's outputs go. */
-type EventOut = { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][] }
+/** What a record's events produce; `patterns` bounds the pattern checks of the whole record (one collector payload or batch of them). */
+type EventOut = { outputs: Output[]; dropped: number; invalid: RecordOutcome['invalid'][number][]; readonly patterns: PatternBudget }
 
 /** A validated self-describing value: its schema and data text; undefined when a violation was recorded. */
 type Checked = { uri: string; data: string; superseded?: { originalSchema: string; validatedWith: string } } | undefined
@@ -142,7 +146,7 @@ export class Enricher {
    * becomes outputs, and a defect a rejected promise.
    */
   enrichRecord(record: Uint8Array, batch: BatchContext): RecordOutcome | Promise<RecordOutcome> {
-    const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null }
+    const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null, patterns: new PatternBudget(this.settings.patternBudgetMs) }
     this.adapterContext.now = this.settings.resolver.clock()
     try {
       const kind = compression(record)
@@ -258,13 +262,13 @@ export class Enricher {
     // Phase 1: atomic conversions, then the self-describing inputs.
     const e1: Violation[] = []
     if (t.errors.length > 0) e1.push({ kind: 'Atomic', errors: t.errors })
-    const u = t.unstruct !== null ? this.unstructInput(t.unstruct, ev, e1) : undefined
+    const u = t.unstruct !== null ? this.unstructInput(t.unstruct, ev, e1, out.patterns) : undefined
     if (u !== undefined) return u.then(() => this.afterUnstruct(raw, batch, out, ev, t.contexts, e1))
     return this.afterUnstruct(raw, batch, out, ev, t.contexts, e1)
   }
 
   private afterUnstruct(raw: RawEvent, batch: BatchContext, out: EventOut, ev: EnrichedEvent, contexts: string | null, e1: Violation[]): void | Promise<void> {
-    const c = contexts !== null ? this.contextsInput(contexts, ev, e1) : undefined
+    const c = contexts !== null ? this.contextsInput(contexts, ev, e1, out.patterns) : undefined
     const input: StepInput = new EventStepInput(raw)
     const steps = this.steps
     if (c !== undefined) return c.then(() => this.runSteps(steps, raw, batch, out, ev, e1, [], input, 0))
@@ -284,7 +288,7 @@ export class Enricher {
       if (this.applyStep(r, ev, e2, out)) return
     }
     if (ev.derived.length === 0) return this.conclude(raw, batch, out, ev, e1, e2, NO_VIOLATIONS)
-    const d = this.validateDerived(ev)
+    const d = this.validateDerived(ev, out.patterns)
     if (isPromise(d)) return d.then((e3) => this.conclude(raw, batch, out, ev, e1, e2, e3))
     this.conclude(raw, batch, out, ev, e1, e2, d)
   }
@@ -294,7 +298,7 @@ export class Enricher {
    * against its schema; invalid ones are removed, each with a violation
    * (source `derived_contexts`).
    */
-  private validateDerived(ev: EnrichedEvent): Violation[] | Promise<Violation[]> {
+  private validateDerived(ev: EnrichedEvent, patterns: PatternBudget): Violation[] | Promise<Violation[]> {
     const resolver = this.settings.resolver
     const now = this.adapterContext.now
     const results: (Validated | Promise<Validated> | Violation)[] = ev.derived.map((e) => {
@@ -302,8 +306,8 @@ export class Enricher {
       if (kept !== undefined) return kept
       const sd = asSelfDescribing({ schema: e.schema, data: JSON.parse(e.data) as unknown })
       if (!sd.ok) return { kind: 'NotIglu', source: 'derived_contexts', json: `{"schema":${quote(e.schema)},"data":${e.data}}`, code: sd.code }
-      const v = validateCached(resolver, sd.key, sd.data, now)
-      if (v === undefined) return validateData(resolver, sd.key, sd.data)
+      const v = validateCached(resolver, sd.key, sd.data, now, patterns)
+      if (v === undefined) return validateData(resolver, sd.key, sd.data, patterns)
       keepEntityAnswer(resolver, e, sd.key, v, now)
       return v
     })
@@ -402,15 +406,15 @@ export class Enricher {
    * Validates one self-describing value (`spans`: where it and its data sit in
    * `text`); returns its data text (compact, when `withData`) or records a violation.
    */
-  private checkSdj(value: unknown, text: string, spans: SdjSpans, source: string, violations: Violation[], withData: boolean): Checked | Promise<Checked> {
+  private checkSdj(value: unknown, text: string, spans: SdjSpans, source: string, violations: Violation[], withData: boolean, patterns: PatternBudget): Checked | Promise<Checked> {
     const sd = asSelfDescribing(value)
     if (!sd.ok) {
       violations.push({ kind: 'NotIglu', source, json: compactJson(text, spans.span[0], spans.span[1]), code: sd.code })
       return undefined
     }
     const resolver = this.settings.resolver
-    const v = validateCached(resolver, sd.key, sd.data, this.adapterContext.now)
-    if (v === undefined) return validateData(resolver, sd.key, sd.data).then((r) => checked(r, sd.uri, text, spans, source, violations, withData))
+    const v = validateCached(resolver, sd.key, sd.data, this.adapterContext.now, patterns)
+    if (v === undefined) return validateData(resolver, sd.key, sd.data, patterns).then((r) => checked(r, sd.uri, text, spans, source, violations, withData))
     return checked(v, sd.uri, text, spans, source, violations, withData)
   }
 
@@ -446,27 +450,27 @@ export class Enricher {
    * its layout found and the wrapper validated against its schema (the check
    * may still be pending); undefined when a violation was recorded.
    */
-  private wrapper(text: string, source: 'unstruct' | 'contexts', name: string, criterion: string, violations: Violation[]) {
+  private wrapper(text: string, source: 'unstruct' | 'contexts', name: string, criterion: string, violations: Violation[], patterns: PatternBudget) {
     const w = this.wrapperInput(text, source, name, criterion, violations)
     if (!w) return undefined
     const whole = documentSpan(text)
     const layout = wrapperSpans(text, whole)
-    const wrapper = this.checkSdj(w.parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false)
+    const wrapper = this.checkSdj(w.parsed.doc.value, text, { span: whole, data: layout.data, compact: false }, source, violations, false, patterns)
     return { sd: w.sd, layout, wrapper }
   }
 
-  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const w = this.wrapper(text, 'unstruct', 'unstruct_event', UNSTRUCT_CRITERION, violations)
+  private unstructInput(text: string, ev: EnrichedEvent, violations: Violation[], patterns: PatternBudget): Promise<void> | undefined {
+    const w = this.wrapper(text, 'unstruct', 'unstruct_event', UNSTRUCT_CRITERION, violations, patterns)
     if (!w) return
     const { sd, layout, wrapper } = w
     const inner = layout.inner ?? sdjSpans(text, layout.data!)
-    if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, inner, ev, violations) : undefined))
+    if (isPromise(wrapper)) return wrapper.then((w) => (w ? this.unstructInner(sd.data, text, inner, ev, violations, patterns) : undefined))
     if (!wrapper) return
-    return this.unstructInner(sd.data, text, inner, ev, violations)
+    return this.unstructInner(sd.data, text, inner, ev, violations, patterns)
   }
 
-  private unstructInner(value: unknown, text: string, spans: SdjSpans, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const inner = this.checkSdj(value, text, spans, 'unstruct', violations, true)
+  private unstructInner(value: unknown, text: string, spans: SdjSpans, ev: EnrichedEvent, violations: Violation[], patterns: PatternBudget): Promise<void> | undefined {
+    const inner = this.checkSdj(value, text, spans, 'unstruct', violations, true, patterns)
     if (isPromise(inner)) return inner.then((i) => this.setUnstruct(ev, i))
     this.setUnstruct(ev, inner)
     return undefined
@@ -478,26 +482,26 @@ export class Enricher {
     ev.unstruct = { schema: inner.uri, data: inner.data }
   }
 
-  private contextsInput(text: string, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
-    const w = this.wrapper(text, 'contexts', 'contexts', CONTEXTS_CRITERION, violations)
+  private contextsInput(text: string, ev: EnrichedEvent, violations: Violation[], patterns: PatternBudget): Promise<void> | undefined {
+    const w = this.wrapper(text, 'contexts', 'contexts', CONTEXTS_CRITERION, violations, patterns)
     if (!w) return
     const { sd, layout, wrapper } = w
     const items = sd.data
     if (isPromise(wrapper)) {
-      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, layout.elements!, items, 0, ev, violations) : undefined))
+      return wrapper.then((w) => (w && Array.isArray(items) ? this.contextItems(text, layout.elements!, items, 0, ev, violations, patterns) : undefined))
     }
     if (!wrapper || !Array.isArray(items)) return
-    return this.contextItems(text, layout.elements!, items, 0, ev, violations)
+    return this.contextItems(text, layout.elements!, items, 0, ev, violations, patterns)
   }
 
   /** The entities of a contexts array from `from` on, each validated on its own. */
-  private contextItems(text: string, elements: SdjSpans[], items: unknown[], from: number, ev: EnrichedEvent, violations: Violation[]): Promise<void> | undefined {
+  private contextItems(text: string, elements: SdjSpans[], items: unknown[], from: number, ev: EnrichedEvent, violations: Violation[], patterns: PatternBudget): Promise<void> | undefined {
     for (let i = from; i < items.length; i++) {
-      const entity = this.checkSdj(items[i], text, elements[i]!, 'contexts', violations, true)
+      const entity = this.checkSdj(items[i], text, elements[i]!, 'contexts', violations, true, patterns)
       if (isPromise(entity)) {
         return entity.then((e) => {
           this.addContext(ev, e)
-          return this.contextItems(text, elements, items, i + 1, ev, violations)
+          return this.contextItems(text, elements, items, i + 1, ev, violations, patterns)
         })
       }
       this.addContext(ev, entity)

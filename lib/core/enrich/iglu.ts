@@ -7,6 +7,7 @@
 import { formatSchemaVer, parseIgluUri, toIgluUri, type SchemaKey } from '../iglu/keys'
 import type { RepositoryFailure, Resolver } from '../iglu/resolver'
 import { instanceErrors, type ValidateFunction } from '../iglu/draft04'
+import { withPatternBudget, type PatternBudget } from '../iglu/regex-engine'
 import { isObject } from '../iglu/selfdesc'
 import { instant } from './time'
 import { memo } from './memo'
@@ -119,7 +120,7 @@ function keySlot(key: SchemaKey): KeySlot {
  * (so it is not superseded); `undefined` otherwise (then call `validateData`,
  * which resolves what is missing).
  */
-export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown, now?: number): Validated | undefined {
+export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown, now?: number, patterns?: PatternBudget): Validated | undefined {
   const slot = keySlot(key)
   const doc = resolver.cachedSchema(slot.uri, now)
   if (doc === undefined) return undefined
@@ -130,7 +131,12 @@ export function validateCached(resolver: Resolver, key: SchemaKey, data: unknown
     slot.prepared = p
   }
   const p = slot.prepared!
-  return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
+  return run(p.fn, data, patterns) ? p.valid : invalid(key, p.fn, data)
+}
+
+/** `fn(data)`, its pattern checks charged to `patterns` when given (else to a budget of the call's own). */
+function run(fn: ValidateFunction, data: unknown, patterns: PatternBudget | undefined): boolean {
+  return (patterns === undefined ? fn(data) : withPatternBudget(patterns, () => fn(data))) === true
 }
 
 /**
@@ -165,11 +171,11 @@ function invalid(key: SchemaKey, fn: ValidateFunction, data: unknown): Validated
  * failing once the resolver's lookup budget is spent) is a `ResolutionError`
  * whose lookup history names each repository and what it answered.
  */
-export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown): Promise<Validated> {
+export async function validateData(resolver: Resolver, key: SchemaKey, data: unknown, patterns?: PatternBudget): Promise<Validated> {
   const found = await resolver.lookupSchema(key)
   if (!found.ok) return { ok: false, key, error: resolutionError(found.failures), resolution: true }
   const p = prepared.get(found.value)
-  if (p) return p.fn(data) === true ? p.valid : invalid(key, p.fn, data)
+  if (p) return run(p.fn, data, patterns) ? p.valid : invalid(key, p.fn, data)
   let target = key
   let superseded: { originalSchema: string; validatedWith: string } | undefined
   const by = found.value.$supersededBy
@@ -187,7 +193,7 @@ export async function validateData(resolver: Resolver, key: SchemaKey, data: unk
     return { ok: false, key: target, error: { error: 'ValidationError', schemaIssues: [{ path: '$', message: v.message }] }, schemaMessage: message }
   }
   if (target === key) prepared.set(found.value, { fn: v.fn, valid: { ok: true, key: target, uri: toIgluUri(target), superseded } })
-  if (v.fn(data)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
+  if (run(v.fn, data, patterns)) return { ok: true, key: target, uri: toIgluUri(target), superseded }
   const reports = instanceErrors(v.fn.errors, data, v.fn.schema).map((e) => ({ message: e.message, path: e.path, keyword: e.keyword, targets: e.targets }))
   const error: ClientError = superseded
     ? { error: 'ValidationError', dataReports: reports, supersededBy: formatSchemaVer(target.version) }

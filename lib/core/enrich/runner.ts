@@ -20,20 +20,33 @@ export interface BatchOptions {
   readonly newEventId?: () => string
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
+/**
+ * Runs `fn` over `items` with at most `limit` in flight; results in input
+ * order. Records whose schemas are cached are enriched without a pause, so
+ * it lets the event loop run (a `setImmediate` turn) once `YIELD_AFTER_MS` of
+ * work has passed without one: where enrich shares its process (the local
+ * stack's gateway), requests are not held for a whole batch.
+ */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
+  let turn = performance.now()
   const worker = async () => {
     for (;;) {
       const i = next++
       if (i >= items.length) return
       results[i] = await fn(items[i]!, i)
+      if (performance.now() - turn >= YIELD_AFTER_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        turn = performance.now()
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
   return results
 }
+
+const YIELD_AFTER_MS = 20
 
 /** Enriches every record; one outcome per record, in order. */
 export async function enrichBatch(enricher: Enricher, records: readonly Uint8Array[], opts: BatchOptions): Promise<RecordOutcome[]> {

@@ -8,7 +8,7 @@ import Ajv04 from 'ajv-draft-04'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { DRAFT4_URI } from './metaschema'
-import { ajvRegExp } from './regex-engine'
+import { ajvRegExp, currentPatternBudget, PatternBudget, PatternBudgetExceeded, withPatternBudget } from './regex-engine'
 
 export type { ErrorObject, ValidateFunction }
 
@@ -69,7 +69,31 @@ export function prepareForCompile(schema: unknown): unknown {
 
 /** Compiles a validator; throws when ajv cannot compile the schema. */
 export function compileValidator(schema: unknown): ValidateFunction {
-  return ajv().compile(prepareForCompile(schema) as object)
+  return boundedPatterns(ajv().compile(prepareForCompile(schema) as object))
+}
+
+/**
+ * `fn` with its pattern checks bounded (see `PATTERN_BUDGET_UNITS` in
+ * regex-engine.ts): charged to the caller's budget when one is set
+ * (`withPatternBudget`), else to a budget of its own for this call. When the
+ * budget would be exceeded, the data is invalid with one error saying so.
+ */
+function boundedPatterns(fn: ValidateFunction): ValidateFunction {
+  const bounded = function (this: unknown, data: unknown, ...rest: unknown[]): boolean {
+    try {
+      const ok = withPatternBudget(currentPatternBudget() ?? new PatternBudget(), () => (fn as (this: unknown, ...args: unknown[]) => boolean).call(this, data, ...rest))
+      bounded.errors = fn.errors
+      return ok
+    } catch (err) {
+      if (!(err instanceof PatternBudgetExceeded)) throw err
+      const error: ErrorObject = { instancePath: '', schemaPath: '#', keyword: 'patternBudget', params: {}, message: err.message }
+      bounded.errors = [error]
+      return false
+    }
+  } as ValidateFunction
+  bounded.schema = fn.schema
+  bounded.schemaEnv = fn.schemaEnv
+  return bounded
 }
 
 const IGLU_HTTP_REF = /^https?:\/\/(?:www\.)?iglucentral\.com\/schemas\/([^#]+?)\/?(#.*)?$/
@@ -118,7 +142,7 @@ export function compileWithRefs(schema: unknown, refs: ReadonlyMap<string, unkno
     return out
   }
   for (const [uri, body] of refs) a.addSchema(rewrite(body, true) as object, uri)
-  return a.compile(rewrite(schema, true) as object)
+  return boundedPatterns(a.compile(rewrite(schema, true) as object))
 }
 
 /** An error reported for a data instance, in the shape Iglu's validation reports use. */

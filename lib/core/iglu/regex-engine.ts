@@ -119,19 +119,92 @@ export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
   }
   // ajv keys its compiled patterns by `toString()`: it must differ per pattern.
   const text = `/${pattern}/${flags}`
+  const size = re.matcher('').programSize()
   // The same short values recur event after event (schema URIs, enum-like codes): their answers are kept.
   const seen = new Map<string, boolean>()
   const test = (input: string): boolean => {
-    if (input.length > MEMO_MAX_LENGTH) return re.test(input)
+    if (input.length > MEMO_MAX_LENGTH) return charged(re, input, size, pattern)
     let r = seen.get(input)
     if (r === undefined) {
-      r = re.test(input)
+      r = charged(re, input, size, pattern)
       if (seen.size >= MEMO_SIZE) seen.clear()
       seen.set(input, r)
     }
     return r
   }
   return { test, toString: () => text }
+}
+
+/**
+ * The work of pattern checks is bounded. Matching is linear in the input, but
+ * its factor is the size of the pattern's program (thousands of instructions
+ * for a pattern such as `(?:a|b|ab){0,500}x`, each a step per character): a
+ * schema's pattern applied to a long string could otherwise take seconds, and
+ * a request can hold many strings. So, within a budget (`PatternBudget`):
+ * - one check may cost at most `PATTERN_CHECK_UNITS` units of
+ *   `(length + 1) × program size`, counted before it runs (so a check that is
+ *   refused is refused on any machine, and no single check takes long);
+ * - all the checks charged to a budget may take at most `PATTERN_BUDGET_MS`
+ *   of time together: the validation of one value by default, or what a
+ *   caller shares across several validations (enrich: one stream record)
+ *   with `withPatternBudget`.
+ * A check beyond either throws `PatternBudgetExceeded` instead of running;
+ * the validator wrapper (draft04.ts) makes it a validation error. Remembered
+ * answers (short recurring inputs) cost nothing.
+ */
+export const PATTERN_CHECK_UNITS = 1_000_000
+export const PATTERN_BUDGET_MS = 2_000
+
+/** A budget of pattern work (see `PATTERN_CHECK_UNITS`); `spentMs` grows as checks run. */
+export class PatternBudget {
+  spentMs = 0
+  readonly limitMs: number
+  constructor(limitMs?: number) {
+    this.limitMs = limitMs ?? PATTERN_BUDGET_MS
+  }
+}
+
+/** A pattern check refused because of its cost, or because its budget's time is spent. */
+export class PatternBudgetExceeded extends Error {
+  override readonly name = 'PatternBudgetExceeded'
+  constructor(readonly pattern: string, readonly length: number, readonly size: number, why: string) {
+    super(`a string of ${length} characters was not checked against the pattern ${JSON.stringify(pattern.length > 100 ? `${pattern.slice(0, 100)}…` : pattern)} (${size} instructions): ${why}`)
+  }
+}
+
+let current: PatternBudget | undefined
+
+/** `re.test(input)`, charged to the current budget. */
+function charged(re: ReturnType<typeof RE2JS.compile>, input: string, size: number, pattern: string): boolean {
+  const b = current
+  if (b === undefined) return re.test(input)
+  const units = (input.length + 1) * size
+  if (units > PATTERN_CHECK_UNITS) {
+    throw new PatternBudgetExceeded(pattern, input.length, size, `the check would cost ${units} units (length × instructions), more than the limit of ${PATTERN_CHECK_UNITS}`)
+  }
+  if (b.spentMs >= b.limitMs) throw new PatternBudgetExceeded(pattern, input.length, size, `the pattern checks of this data already took their limit of ${b.limitMs} ms`)
+  const t0 = performance.now()
+  try {
+    return re.test(input)
+  } finally {
+    b.spentMs += performance.now() - t0
+  }
+}
+
+/** Runs `fn` (synchronous) with every pattern check charged to `budget`. */
+export function withPatternBudget<T>(budget: PatternBudget, fn: () => T): T {
+  const outer = current
+  current = budget
+  try {
+    return fn()
+  } finally {
+    current = outer
+  }
+}
+
+/** The budget checks are charged to now, if any. */
+export function currentPatternBudget(): PatternBudget | undefined {
+  return current
 }
 
 /** Inputs up to this length have their answers remembered, up to `MEMO_SIZE` per pattern. */

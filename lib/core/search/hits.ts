@@ -39,20 +39,60 @@ export function sortKeys(req: SearchRequest): SortKey[] | undefined {
 }
 
 /** What `_source` keeps: everything, nothing, or the fields matching include and not exclude patterns. */
-type SourceFilter = false | { include: RegExp[] | null; exclude: RegExp[] }
+type SourceFilter = false | { include: FieldPattern[] | null; exclude: FieldPattern[] }
 
-function fieldPattern(p: string): RegExp {
-  return new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+/** A `_source` field pattern: `*` matches any characters, everything else itself. */
+interface FieldPattern {
+  test(path: string): boolean
+}
+
+/** At most this many `_source` patterns, each at most this long (`400` beyond). */
+export const MAX_SOURCE_PATTERNS = 64
+export const MAX_SOURCE_PATTERN_LENGTH = 256
+
+/**
+ * Matches with the classic two-pointer wildcard walk (on a mismatch, only the
+ * last `*` takes one more character): time at most path length × pattern
+ * length, whatever the pattern. (A regular expression `^.*a.*a…$` would
+ * backtrack exponentially on a long field name, and field names come from
+ * the events: one request held the gateway's event loop for good.)
+ */
+function fieldPattern(p: string): FieldPattern {
+  return {
+    test(s: string): boolean {
+      let i = 0
+      let j = 0
+      let star = -1
+      let mark = 0
+      while (i < s.length) {
+        if (j < p.length && p[j] !== '*' && p[j] === s[i]) {
+          i++
+          j++
+        } else if (j < p.length && p[j] === '*') {
+          star = j++
+          mark = i
+        } else if (star >= 0) {
+          j = star + 1
+          i = ++mark
+        } else return false
+      }
+      while (j < p.length && p[j] === '*') j++
+      return j === p.length
+    },
+  }
 }
 
 export function sourceFilter(req: SearchRequest): SourceFilter {
-  const list = (v: unknown, name: string): RegExp[] => {
+  const list = (v: unknown, name: string): FieldPattern[] => {
     const xs = typeof v === 'string' ? v.split(',') : v
     if (!Array.isArray(xs) || !xs.every((x) => typeof x === 'string')) throw refuse(`[${name}] must be a field name or a list of them`)
+    if (xs.length > MAX_SOURCE_PATTERNS) throw refuse(`[${name}] has ${xs.length} patterns, more than ${MAX_SOURCE_PATTERNS}`)
+    const long = (xs as string[]).find((x) => x.length > MAX_SOURCE_PATTERN_LENGTH)
+    if (long !== undefined) throw refuse(`[${name}] pattern of ${long.length} characters, longer than ${MAX_SOURCE_PATTERN_LENGTH}`)
     return (xs as string[]).map(fieldPattern)
   }
-  let include: RegExp[] | null = null
-  let exclude: RegExp[] = []
+  let include: FieldPattern[] | null = null
+  let exclude: FieldPattern[] = []
   const p = req.params
   const body = isObject(req.body) ? req.body._source : undefined
   if (p._source !== undefined) {
