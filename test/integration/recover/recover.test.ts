@@ -169,9 +169,9 @@ describe('recovering failed events', () => {
     const hits = ((await broken.json()) as { hits: { hits: { _source: any }[] } }).hits.hits
     expect(hits).toHaveLength(1)
     expect(hits[0]!._source.schema).toBe('iglu:io.floe/recovery_error/jsonschema/1-0-0')
-    expect(hits[0]!._source.data.failure.error).toContain('cannot cast lots to number')
+    expect(hits[0]!._source.data.failure.error_str).toContain('cannot cast lots to number')
     // 1.5 is no integer: replayed, failed again, a new bad row carrying the run in its headers
-    const again = await fetch(`${stack.current.url}/search-store/bad/_search?q=${encodeURIComponent('failure_type:schema_violations AND recover-two')}`, { headers: withAuth() })
+    const again = await fetch(`${stack.current.url}/search-store/bad/_search?q=${encodeURIComponent('recover-two AND schema:"iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-1"')}`, { headers: withAuth() })
     const rows = ((await again.json()) as { hits: { hits: { _source: any }[] } }).hits.hits
     expect(rows).toHaveLength(1)
     expect(rows[0]!._source.data.payload.raw.headers).toContain(`${RECOVERY_HEADER}: ${run.body.runId}`)
