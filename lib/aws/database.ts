@@ -45,3 +45,10 @@ export function database(key: DatabaseKey): Promise<SearchDb> {
   }
   return p
 }
+
+/** Closes every database connection this process opened (a command-line process, before it exits). */
+export async function closeDatabases(): Promise<void> {
+  const all = [...opened.values()]
+  opened.clear()
+  await Promise.all(all.map((p) => p.then((db) => (db.sql as Partial<{ close(): Promise<void> }>).close?.()).catch(() => undefined)))
+}

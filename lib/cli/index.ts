@@ -11,9 +11,10 @@ import { apikeyCommands } from './apikey'
 import { schemaCompatCommand } from './schema'
 import { enrichCommand } from './enrich'
 import { credentialsResetCommand } from './credentials'
+import { recoverCommand } from './recover'
 
 /** Every command of the `floe` CLI. Command groups add their entries here. */
-export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, logsCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand, credentialsResetCommand]
+export const commands: readonly Command[] = [startCommand, ...registryCommands, tailCommand, logsCommand, schemaCompatCommand, ...orgCommands, ...apikeyCommands, enrichCommand, credentialsResetCommand, recoverCommand]
 
 function help(): string {
   const rows = commands.flatMap((c) => [`  floe ${c.usage}`, `      ${c.summary}`])

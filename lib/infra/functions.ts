@@ -209,19 +209,24 @@ export const functions = {
     environment: fromDeployEnvironment('FLOE_USERNAME'),
   },
   controlPlane: {
-    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version.',
+    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, recovery of failed events.',
     entry: 'functions/control-plane/handler.ts',
-    memoryMb: 512,
+    // recovery runs enrich in-process to judge the fixed events
+    memoryMb: 1024,
     timeoutSeconds: 29,
-    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read' },
-    buckets: { assets: 'readWrite' },
+    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read', specHistory: 'read' },
+    buckets: { assets: 'readWrite', archive: 'read' },
+    // recovery: replayed payloads to raw, recovery errors to bad
+    streams: { raw: 'write', bad: 'write' },
+    packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     optionalDatabases: { search: 'readWrite' },
     routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
     auth: 'basic',
     resolvesSchemas: true,
     // Who accepted enrich's licence at deploy time (GET /control-plane/license).
     get environment(): Record<string, string> {
-      return { ...fromDeployEnvironment(...RESOLVER_SETTINGS), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
+      // enrich's configuration too: recovery judges events as enrich would
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
     },
     // enables enrich's trigger again after an enrichment change or a restart of enrich
     controlsTriggersOf: ['enrich'],

@@ -223,7 +223,7 @@ export function badErrors(schema: unknown, line: string): string[] {
 async function counts(db: SearchDb) {
   const t = tablesOf(db)
   const g = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.good}`)
-  const b = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.bad}`)
+  const b = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${t.bad} WHERE recovered IS NULL`)
   const good = Number(g.rows[0]!.n)
   const bad = Number(b.rows[0]!.n)
   return { total: good + bad, good, bad }
@@ -266,7 +266,7 @@ async function bad(db: SearchDb, body: Record<string, unknown>) {
   const params: unknown[] = []
   const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
   if (lim) params.push(limit)
-  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} ORDER BY failure_timestamp DESC, seq DESC${lim}`, params)
+  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} WHERE recovered IS NULL ORDER BY failure_timestamp DESC, seq DESC${lim}`, params)
   let events = r.rows.map((row) => {
     const parsed = JSON.parse(row.line) as Record<string, unknown>
     return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }

@@ -113,7 +113,17 @@ function hasWords(v: string | number | boolean, st: Statement): string {
   return words.length === 0 ? 'FALSE' : `words @> ${st.p(JSON.stringify(words))}::jsonb`
 }
 
+/**
+ * The SQL condition of a query on an index. Bad rows a recovery run
+ * replayed are left out of the bad index (their replay is in the good one,
+ * or a new bad row).
+ */
 export function condition(q: Query, st: Statement, now: number): string {
+  const c = queryCondition(q, st, now)
+  return st.index === 'bad' ? `recovered IS NULL AND (${c})` : c
+}
+
+function queryCondition(q: Query, st: Statement, now: number): string {
   switch (q.kind) {
     case 'all':
       return 'TRUE'
@@ -123,11 +133,11 @@ export function condition(q: Query, st: Statement, now: number): string {
       return q.values.length === 0 ? 'FALSE' : `id IN (${q.values.map((v) => st.p(v)).join(', ')})`
     case 'bool': {
       const parts: string[] = []
-      for (const x of [...q.must, ...q.filter]) parts.push(`(${condition(x, st, now)})`)
-      if (q.mustNot.length > 0) parts.push(`NOT (${q.mustNot.map((x) => `(${condition(x, st, now)})`).join(' OR ')})`)
+      for (const x of [...q.must, ...q.filter]) parts.push(`(${queryCondition(x, st, now)})`)
+      if (q.mustNot.length > 0) parts.push(`NOT (${q.mustNot.map((x) => `(${queryCondition(x, st, now)})`).join(' OR ')})`)
       if (q.minimumShouldMatch > 0) {
         if (q.minimumShouldMatch > q.should.length) return 'FALSE'
-        const should = q.should.map((x) => `(${condition(x, st, now)})`)
+        const should = q.should.map((x) => `(${queryCondition(x, st, now)})`)
         parts.push(q.minimumShouldMatch === 1 ? `(${should.join(' OR ')})` : `((${should.map((s) => `${s}::int`).join(' + ')}) >= ${st.p(q.minimumShouldMatch)})`)
       }
       return parts.length === 0 ? 'TRUE' : parts.join(' AND ')
@@ -168,7 +178,7 @@ export function condition(q: Query, st: Statement, now: number): string {
     }
     case 'range': {
       const bounds = (['gt', 'gte', 'lt', 'lte'] as const).filter((k) => q[k] !== undefined)
-      if (bounds.length === 0) return q.field === '*' ? 'TRUE' : condition({ kind: 'exists', field: q.field }, st, now)
+      if (bounds.length === 0) return q.field === '*' ? 'TRUE' : queryCondition({ kind: 'exists', field: q.field }, st, now)
       if (q.field === '*') throw refuse('a range needs a field')
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
       const col = st.column(q.field)

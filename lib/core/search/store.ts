@@ -33,6 +33,10 @@ export interface SearchTables {
   /** Failed events (the `incomplete` stream): kept out of the good index, read by the Micro API's `/micro/events` and timeline. */
   readonly incomplete: string
   readonly migrations: string
+  /** Bad rows claimed by recovery runs, by bad row id (rows of the search store and of the archive alike). */
+  readonly recoveryClaims: string
+  /** Recovery runs: when, what was asked, what came out. */
+  readonly recoveryRuns: string
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -51,7 +55,7 @@ export function schemaForPrefix(prefix: string): string {
 
 export function tablesOf(db: SearchDb): SearchTables {
   const q = `"${db.schema}"`
-  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, migrations: `${q}.search_schema_migrations` }
+  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, migrations: `${q}.search_schema_migrations`, recoveryClaims: `${q}.recovery_claims`, recoveryRuns: `${q}.recovery_runs` }
 }
 
 export interface Migration {
@@ -136,6 +140,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `DELETE FROM ${t.good} WHERE failed`,
     ],
   },
+  {
+    // Recovery: a bad row replayed by a recovery run is marked (the time and the run) and left out of the bad index;
+    // claims are kept by bad row id, so rows read from the archive are claimed once too.
+    version: 4,
+    statements: (t) => [
+      `ALTER TABLE ${t.bad} ADD COLUMN recovered timestamptz`,
+      `ALTER TABLE ${t.bad} ADD COLUMN recovery_run text`,
+      `CREATE INDEX bad_rows_not_recovered ON ${t.bad} (id) WHERE recovered IS NULL`,
+      `CREATE TABLE ${t.recoveryClaims} (id text PRIMARY KEY, run_id text NOT NULL, claimed_at timestamptz NOT NULL DEFAULT now())`,
+      `CREATE TABLE ${t.recoveryRuns} (id text PRIMARY KEY, started_at timestamptz NOT NULL, finished_at timestamptz, dry_run boolean NOT NULL, selection jsonb NOT NULL, report jsonb)`,
+    ],
+  },
 ]
 
 /** The time column each index is searched and aged by. */
@@ -186,7 +202,13 @@ const ROWS_PER_STATEMENT = 500
  */
 export async function upsertGood(db: SearchDb, docs: readonly GoodDocument[]): Promise<void> {
   const t = tablesOf(db)
-  await upsertInto(db, t.good, docs.filter((d) => !d.failed))
+  const good = docs.filter((d) => !d.failed)
+  await upsertInto(db, t.good, good)
+  // a recovered event replaces its failed copy: one event_id, one document
+  for (let i = 0; i < good.length; i += ROWS_PER_STATEMENT) {
+    const ids = good.slice(i, i + ROWS_PER_STATEMENT).map((d) => d.id)
+    await db.sql.query(`DELETE FROM ${t.incomplete} WHERE id IN (${ids.map((_, j) => `$${j + 1}`).join(', ')})`, ids)
+  }
   await upsertInto(db, t.incomplete, docs.filter((d) => d.failed))
 }
 

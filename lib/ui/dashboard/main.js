@@ -20,6 +20,7 @@ import { DEFAULT_COLUMNS, sourceOf } from './columns.js'
 import { Drawer } from './drawer.js'
 import { bounds, EXAMPLES, intervalOf, parseState, queryOf, RANGES, rangeMs, stateHash, withTerm } from './query.js'
 import { ColumnPicker, EventsTable, Pager } from './table.js'
+import { RecoverPanel } from './recover.js'
 
 const LIVE_MS = 3000
 
@@ -260,6 +261,7 @@ function Dashboard() {
         <article class="card dash-side">
           <header class="card-head"><h3>${s.index === 'good' ? 'In this range' : 'Bad rows by failure'}</h3></header>
           <${Breakdown} index=${s.index} aggs=${statsFor(s.index)?.aggs} onPick=${(field, value) => go({ q: withTerm(s.q, field, value), page: 0 })} />
+          ${s.index === 'bad' ? html`<${RecoverPanel} q=${s.q} range=${range} />` : null}
         </article>
       </div>
       ${open

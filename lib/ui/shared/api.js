@@ -47,7 +47,16 @@ export async function request(path, { method = 'GET', json, form, body, headers 
     if (err?.name === 'AbortError') throw err
     throw new HttpError(0, `the stack did not answer (${err?.message ?? err})`)
   }
-  if (!res.ok) throw new HttpError(res.status, errorMessage(res.status, await res.text()), undefined)
+  if (!res.ok) {
+    const text = await res.text()
+    let body
+    try {
+      body = JSON.parse(text)
+    } catch {
+      // plain text
+    }
+    throw new HttpError(res.status, errorMessage(res.status, text), body)
+  }
   return res
 }
 

@@ -1,0 +1,122 @@
+/**
+ * `floe recover`: selects failed events (bad rows) of the running local
+ * stack, applies recovery steps, previews them through enrich in-process
+ * (`--dry-run`) or replays them to the raw stream, marking the bad rows.
+ */
+import { readFileSync } from 'node:fs'
+import { parseRecoverRequest, type RecoverResult } from '../core/recover/api'
+import type { RecoverReport } from '../core/recover/run'
+import type { Command } from './command'
+import { usageError, UsageError } from './command'
+import { readEndpointsFile, takeTargetOptions } from './target'
+
+const USAGE = 'recover [--query <query>] [--failure-type <type>] [--since <ISO time>] [--until <ISO time>] [--steps <file>] [--archive] [--limit N] [--dry-run] [--json]'
+
+interface Options {
+  body: Record<string, unknown>
+  json: boolean
+}
+
+const VALUED = { '--query': 'query', '--failure-type': 'failureType', '--since': 'since', '--until': 'until', '--steps': 'steps', '--limit': 'limit' } as const
+
+export function parseRecoverArgs(args: readonly string[]): Options {
+  const body: Record<string, unknown> = {}
+  let json = false
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    const eq = a.indexOf('=')
+    const flag = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a
+    if (flag === '--dry-run') body.dryRun = true
+    else if (flag === '--json') json = true
+    else if (flag === '--archive') body.source = 'archive'
+    else if (flag in VALUED) {
+      const v = eq > 0 && a.startsWith('--') ? a.slice(eq + 1) : args[++i]
+      if (v === undefined || v === '') throw usageError(USAGE, `${flag} needs a value`)
+      const key = VALUED[flag as keyof typeof VALUED]
+      if (body[key] !== undefined) throw usageError(USAGE, `${flag} is given twice`)
+      if (key === 'steps') {
+        let text: string
+        try {
+          text = readFileSync(v, 'utf8')
+        } catch (err) {
+          throw new UsageError(`--steps: cannot read ${v}: ${(err as Error).message}`)
+        }
+        try {
+          body.steps = JSON.parse(text)
+        } catch (err) {
+          throw new UsageError(`--steps: ${v} is not JSON: ${(err as Error).message}`)
+        }
+      } else if (key === 'limit') {
+        const n = Number(v)
+        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--limit needs a positive whole number, got '${v}'`)
+        body.limit = n
+      } else body[key] = v
+    } else throw usageError(USAGE, `unknown option '${a}'`)
+  }
+  return { body, json }
+}
+
+const line = (r: RecoverReport) =>
+  `${r.selected} selected · ${r.fixed} fixed${r.broken ? ` · ${r.broken} broken by the steps` : ''}${r.unrecoverable ? ` · ${r.unrecoverable} not replayable` : ''} · ${r.wouldBeGood} ${r.dryRun ? 'would be good' : 'now good'} · ${r.stillFailing} still failing${r.dryRun ? '' : ` · ${r.replayed} replayed`}${r.claimedElsewhere ? ` · ${r.claimedElsewhere} taken by another run` : ''}`
+
+function summary(r: RecoverResult): string {
+  const lines = [`${r.dryRun ? 'Preview (nothing written)' : `Run ${r.runId}`}: ${line(r)}`]
+  if (r.previewError) lines.push(`  enrich could not judge the events: ${r.previewError}`)
+  if (r.reasons.length > 0) {
+    lines.push('  first reasons:')
+    for (const x of r.reasons) lines.push(`    ${x.count} × ${x.reason}`)
+  }
+  if (r.more) lines.push('  more bad rows match: run again')
+  return `${lines.join('\n')}\n`
+}
+
+export const recoverCommand: Command = {
+  name: 'recover',
+  usage: USAGE,
+  summary: 'Replay failed events of the running local stack: select bad rows, fix them with recovery steps, preview with --dry-run, or replay them to the raw stream (each bad row once).',
+  details: [
+    'Selection: --query (the bad index query string, as in the dashboard), --failure-type (schema_violations, …), --since/--until (ISO times, on the failure time),',
+    '  --archive (the archived bad rows of the archive bucket instead of the search store; no --query), --limit (most bad rows taken).',
+    '--steps <file>: a recovery steps document (schemas/io.floe/recovery_steps/jsonschema/1-0-0).',
+    '--json prints one JSON object: selected, fixed, broken, wouldBeGood, stillFailing, replayed, reasons, runId, … Progress goes to stderr.',
+    'Enrich is built here from FLOE_ENRICH_CONFIG, as floe start builds it. Exit code 1 when the selection matches nothing.',
+  ].join('\n'),
+  async run(args) {
+    const { target, rest } = takeTargetOptions(args, USAGE)
+    if (target.stack !== undefined) throw new UsageError('--stack: recovery on a deployment runs through its API: POST <ApiUrl>/control-plane/recover (see the README, Recovering failed events)')
+    const opts = parseRecoverArgs(rest)
+    const parsed = parseRecoverRequest(opts.body)
+    if (!parsed.ok) throw new UsageError(`${parsed.message}${parsed.errors ? `:\n  ${parsed.errors.join('\n  ')}` : ''}`)
+    const ep = readEndpointsFile() as ReturnType<typeof readEndpointsFile> & { postgres?: string }
+    if (!ep.postgres) throw new UsageError('the local stack has no search store (endpoints.json names no postgres)')
+    ;(await import('../local/attach')).attachToLocalStack(ep)
+    const { runRecovery } = await import('../aws/recover-service')
+    const { Refusal } = await import('../core/search/query-tree')
+    const { RecoveryUnavailable } = await import('../core/recover/api')
+    const { closeDatabases } = await import('../aws/database')
+    let last = 0
+    let result: RecoverResult
+    try {
+      result = await runRecovery(parsed.value, {
+        progress: (r) => {
+          const now = Date.now()
+          if (now - last < 1000) return
+          last = now
+          process.stderr.write(`recover: ${line(r)}\n`)
+        },
+      })
+    } catch (err) {
+      await closeDatabases()
+      if (err instanceof Refusal) throw new UsageError(`--query: the search store refuses it: ${err.error.reason}`)
+      if (err instanceof RecoveryUnavailable) throw new UsageError(err.message)
+      throw err
+    }
+    await closeDatabases()
+    process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : summary(result))
+    if (result.selected === 0) {
+      process.stderr.write(`floe recover: ${result.message}\n`)
+      return 1
+    }
+    return 0
+  },
+}
