@@ -166,7 +166,7 @@ export const functions = {
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     services: ['enrich', 'registry'],
     get environment(): Readonly<Record<string, string>> {
-      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL', 'FLOE_EVENT_SPEC_ENRICHMENT') }
     },
     get disabledReason(): string | undefined {
       return enrichDeployment().disabledReason
@@ -221,7 +221,7 @@ export const functions = {
     resolvesSchemas: true,
     // Who accepted enrich's licence at deploy time (GET /control-plane/license).
     get environment(): Record<string, string> {
-      return { ...fromDeployEnvironment(...RESOLVER_SETTINGS), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
+      return { ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_EVENT_SPEC_ENRICHMENT'), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
     },
     // enables enrich's trigger again after an enrichment change or a restart of enrich
     controlsTriggersOf: ['enrich'],
