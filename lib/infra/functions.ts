@@ -209,11 +209,12 @@ export const functions = {
     environment: fromDeployEnvironment('FLOE_USERNAME'),
   },
   controlPlane: {
-    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version.',
+    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, and the tracking plans (specifications with what the search store observed).',
     entry: 'functions/control-plane/handler.ts',
     memoryMb: 512,
     timeoutSeconds: 29,
-    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read' },
+    // eventSpecs, specHistory: the tracking plans (read only)
+    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read', eventSpecs: 'read', specHistory: 'read' },
     buckets: { assets: 'readWrite' },
     optionalDatabases: { search: 'readWrite' },
     routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
