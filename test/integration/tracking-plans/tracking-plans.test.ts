@@ -60,7 +60,8 @@ describe('tracking plans', () => {
     await send('payment')
     await send('shipping', { cart: false })
     await send('refund', { claim: { id, version: 1 } }) // claims it, breaks the enum
-    await stack.current.drain()
+    await stack.current.drain() // enrich has written everything it read
+    await stack.current.drain() // and the loaders have loaded it
 
     const home = await get('')
     expect(home.status, home.text).toBe(200)
