@@ -173,7 +173,7 @@ for (const [name, q] of tabViews) {
   }
   console.log(`    ${name.padEnd(56)} p50 ${pct(ms, 50).toFixed(1)} ms  p99 ${pct(ms, 99).toFixed(1)} ms  (target p50 < 200 ms: ${pct(ms, 50) < 200 ? 'met' : 'NOT met'})`)
 }
-const seen = (await observeSpec(db, SPECS[3]!, [WEB_PAGE], now)) as { day: number; brokenDay: number; brokenRules: unknown[] }
+const seen = await observeSpec(db, SPECS[3]!, [WEB_PAGE], now)
 const tried = await tryDraft(db, SPECS[3]!, draft, 200)
 console.log(`    (one specification: ${f(seen.day)} tagged in the last day, ${f(seen.brokenDay)} bad rows, ${seen.brokenRules.length} distinct broken rules read; the draft: ${tried.ok ? `${tried.matched} match, ${tried.violated} violate` : tried.message})`)
 await sql.close()

@@ -22,11 +22,15 @@ function Banner({ state }) {
     ${state.observed && !state.observed.available ? html`<${Notice} kind="info"><span data-why-empty="search">Nothing is observed: ${state.observed.reason}</span><//>` : null}`
 }
 
-function Observed({ o }) {
+/** The dashboard's view of what a number counts (the same queries as the detail's links). */
+const dashboard = (index, range, q) => `/dashboard-ui#${new URLSearchParams({ index, range, q })}`
+const tagged = (id) => `contexts_com_snowplowanalytics_snowplow_event_specification_1.id:"${id}"`
+
+function Observed({ o, id }) {
   if (!o) return html`<td class="muted">—</td><td class="muted">—</td><td class="muted">—</td>`
-  return html`<td data-col="hour">${fmtInt(o.hour)}</td>
-    <td data-col="day">${o.neverSeen ? html`<span class="badge warn" data-never-seen>never seen</span>` : fmtInt(o.day)}</td>
-    <td data-col="broken" class=${o.brokenDay > 0 ? 'text-error' : ''}>${fmtInt(o.brokenDay)}</td>`
+  return html`<td data-col="hour"><a href=${dashboard('good', '1h', tagged(id))}>${fmtInt(o.hour)}</a></td>
+    <td data-col="day">${o.neverSeen ? html`<span class="badge warn" data-never-seen>never seen</span>` : html`<a href=${dashboard('good', '24h', tagged(id))}>${fmtInt(o.day)}</a>`}</td>
+    <td data-col="broken"><a class=${o.brokenDay > 0 ? 'text-error' : ''} href=${dashboard('bad', '24h', `"${id}"`)}>${fmtInt(o.brokenDay)}</a></td>`
 }
 
 function SpecList({ org }) {
@@ -64,7 +68,7 @@ function SpecList({ org }) {
         <td>${s.version}</td>
         <td class="mono small">${s.source ?? '—'}${s.sourceVersion ? html` <span class="muted">${s.sourceVersion}</span>` : null}</td>
         <td>${s.dataProduct?.name ?? html`<span class="muted">—</span>`}</td>
-        <${Observed} o=${s.observed} />
+        <${Observed} o=${s.observed} id=${s.id} />
         <td class="nowrap small">${fmtTime(s.updated)}</td>
       </tr>`)}</tbody>
     </table></div>`}
