@@ -63,7 +63,7 @@ function SpecList({ org }) {
     ${data === undefined ? html`<p aria-busy="true">Loading…</p>` : data.specs.length === 0 ? html`<p class="empty">No event specification${status ? ` with status ${status}` : ''}${q ? ` named like “${q}”` : ''}.</p>` : html`<div class="table-wrap"><table class="data" aria-label="event specifications">
       <thead><tr><th>name</th><th>status</th><th>version</th><th>source data structure</th><th>data product</th><th>last hour</th><th>last day</th><th>broke rules</th><th>updated</th></tr></thead>
       <tbody>${data.specs.map((s) => html`<tr data-spec-row=${s.id}>
-        <td><a href=${`#/tracking-plans/${org}/${s.id}`}>${s.name ?? s.id}</a></td>
+        <td><a href=${`#/tracking-plans/${org}/${s.id}`} data-spec-link>${s.name ?? s.id}</a></td>
         <td><span class=${`badge ${s.status === 'published' ? 'ok' : 'muted'}`}>${s.status}</span></td>
         <td>${s.version}</td>
         <td class="mono small">${s.source ?? '—'}${s.sourceVersion ? html` <span class="muted">${s.sourceVersion}</span>` : null}</td>

@@ -77,6 +77,9 @@ describe('Tracking plans tab', () => {
     const row = page.locator(`[data-spec-row="${id}"]`)
     await until(() => row.locator('[data-col=hour]').innerText()).toBe('2')
     expect(await row.locator('[data-col=broken]').innerText()).toBe('1')
+    // each count opens the dashboard on what it counts
+    expect(await row.locator('[data-col=broken] a').getAttribute('href')).toBe(`/dashboard-ui#index=bad&range=24h&q=%22${id}%22`)
+    expect(await row.locator('[data-col=hour] a').getAttribute('href')).toMatch(/^\/dashboard-ui#index=good&range=1h&q=contexts_com_snowplowanalytics_snowplow_event_specification_1\.id/)
     expect(await row.innerText()).toMatch(/Checkout step[\s\S]*published[\s\S]*iglu:com\.acme\/checkout_step\/jsonschema 1-0-0/)
     await shot('1-list')
     await page.getByLabel('status').selectOption('draft')
@@ -87,7 +90,7 @@ describe('Tracking plans tab', () => {
   }, 120_000)
 
   it('shows the detail: counts, the broken rule, readable rules, the compatibility witness, the history', async () => {
-    await page.locator(`[data-spec-row="${id}"] a`).click()
+    await page.locator(`[data-spec-row="${id}"] [data-spec-link]`).click()
     const observed = page.locator('[data-section=observed]')
     await until(() => observed.locator('[data-count=hour] strong').innerText()).toBe('2')
     expect(await observed.locator('[data-count=broken] strong').innerText()).toBe('1')
