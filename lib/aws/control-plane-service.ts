@@ -23,6 +23,7 @@ import { probeAsset, storedEnrichments } from './enrichments'
 import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
 import { recordedLicence, recordLicence } from './licence'
 import { DynamoKeyStore } from './registry-store'
+import { trackingPlansFromEnvironment } from './tracking-plans-service'
 import { deploymentResolver } from './resolver'
 
 const TELEMETRY_KEY = { pk: { S: 'control-plane' }, sk: { S: 'telemetry' } }
@@ -140,6 +141,7 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
       return `To serve Floe at https://${domain}, deploy again with: npx cdk deploy --all -c domainName=${domain} -c certificateArn=<the ARN of an ACM certificate for ${domain} in the stack's region>, then point ${domain} at the regional domain name in the stack output ApiDomainTarget (a CNAME or an alias record). Nothing was changed yet.`
     },
     now: () => new Date(),
+    trackingPlans: trackingPlansFromEnvironment(env, clients),
     async licence() {
       const source = env[LICENCE_SOURCE_ENV]
       if (source === 'configuration' || source === 'environment') return { accepted: true, by: source, licence: LICENCE }

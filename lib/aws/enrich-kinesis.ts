@@ -24,8 +24,9 @@ import { clients } from './clients'
 import { KinesisWriter, KinesisWriteError, type KinesisRecord } from './kinesis-writer'
 import { deferredTracker, noErrorTracker, type ErrorTracker } from './error-tracker'
 import { deploymentResolver } from './resolver'
-import { AssetCache, configsFromBucket, setupEnrichments, type EnrichmentSetup } from './enrichments'
+import { AssetCache, configsFromBucket, EnrichmentSetupError, setupEnrichments, type EnrichmentSetup } from './enrichments'
 import { DynamoEventSpecSource } from './event-spec-source'
+import { eventSpecDefaultOn, withDefaultEventSpec } from '../core/enrich/enrichments/event-spec-default'
 import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 type OutputKind = Output['kind']
@@ -221,7 +222,15 @@ export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: No
   const bucket = env[envVar('bucket', enrichmentFiles.bucket)]
   if (!bucket) return undefined
   const s3 = opts.s3 ?? clients().s3
-  const files = await configsFromBucket(s3, bucket)
+  // The event specification enrichment reads this deployment's own tables: on unless a file or the setting says otherwise.
+  const stored = await configsFromBucket(s3, bucket)
+  let defaultOn: boolean
+  try {
+    defaultOn = eventSpecDefaultOn(env)
+  } catch (err) {
+    throw new EnrichmentSetupError((err as Error).message)
+  }
+  const files = specHistory ? withDefaultEventSpec(stored, defaultOn) : stored
   if (files.length === 0) return undefined
   const setup = await setupEnrichments(files, {
     resolver: rt.enricher.settings.resolver,

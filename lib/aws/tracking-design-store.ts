@@ -406,6 +406,12 @@ export class DynamoAccountStore implements AccountStore {
     return item ? { id: item.id!.S!, name: item.name?.S ?? '', createdAt: item.createdAt?.S ?? '' } : undefined
   }
 
+  /** Every organization, oldest first (the `orgs` list of the settings table's gsi1). */
+  async listOrgs(): Promise<Organization[]> {
+    const items = await queryAll(this.ddb, { TableName: this.settingsTable, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'orgs' } } })
+    return items.flatMap((i) => (i.id?.S ? [{ id: i.id.S, name: i.name?.S ?? '', createdAt: i.createdAt?.S ?? '' }] : []))
+  }
+
   async putOrg(org: Organization) {
     await this.ddb.send(new PutItemCommand({
       TableName: this.settingsTable,

@@ -166,7 +166,7 @@ export const functions = {
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     services: ['enrich', 'registry'],
     get environment(): Readonly<Record<string, string>> {
-      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL') }
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_LOG_LEVEL', 'FLOE_EVENT_SPEC_ENRICHMENT') }
     },
     get disabledReason(): string | undefined {
       return enrichDeployment().disabledReason
@@ -209,12 +209,13 @@ export const functions = {
     environment: fromDeployEnvironment('FLOE_USERNAME'),
   },
   controlPlane: {
-    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, recovery of failed events.',
+    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, recovery of failed events, and the tracking plans (specifications with what the search store observed).',
     entry: 'functions/control-plane/handler.ts',
     // recovery runs enrich in-process to judge the fixed events
     memoryMb: 1024,
     timeoutSeconds: 29,
-    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read', specHistory: 'read' },
+    // eventSpecs, specHistory: the tracking plans (read only)
+    tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read', eventSpecs: 'read', specHistory: 'read' },
     buckets: { assets: 'readWrite', archive: 'read' },
     // recovery: replayed payloads to raw, recovery errors to bad
     streams: { raw: 'write', bad: 'write' },
@@ -226,7 +227,7 @@ export const functions = {
     // Who accepted enrich's licence at deploy time (GET /control-plane/license).
     get environment(): Record<string, string> {
       // enrich's configuration too: recovery judges events as enrich would
-      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_EVENT_SPEC_ENRICHMENT'), [LICENCE_SOURCE_ENV]: enrichDeployment().licenceSource }
     },
     // enables enrich's trigger again after an enrichment change or a restart of enrich
     controlsTriggersOf: ['enrich'],

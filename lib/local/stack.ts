@@ -1,4 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3'
+import { eventSpecDefaultOn } from '../core/enrich/enrichments/event-spec-default'
 import { ROOT_REDIRECT_ENV } from '../core/collector/config'
 import { schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { join } from 'node:path'
@@ -92,6 +93,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   searchTimeoutMs({ ...process.env, ...opts.environment })
   schemaCacheSeconds({ ...process.env, ...opts.environment })
+  eventSpecDefaultOn({ ...process.env, ...opts.environment })
   const logsDir = opts.logsDir ?? (opts.dataDir === undefined ? undefined : join(opts.dataDir, 'logs'))
   const logFiles = logsDir === undefined ? undefined : openLogs(logsDir, logMaxBytes({ ...process.env, ...opts.environment }))
   // The stack's own lines: to the caller (the terminal) and to floe.log.

@@ -6,7 +6,10 @@
  *     same events in the same run: the loader should not be the bottleneck.
  * (2) Queries with 200,000 good events stored (spread over the last 7 days):
  *     p50/p99 of `_count`, a filtered `_search` page of 50, a
- *     `date_histogram` of the last 24 h, and `/micro/good` with a schema filter.
+ *     `date_histogram` of the last 24 h, and `/micro/good` with a schema filter;
+ *     (2b) the Tracking plans tab's views on the same events (a third tagged
+ *     with one of 20 specifications): the list's counts, the detail, a draft
+ *     tried against the newest 200 events (target p50 < 200 ms each).
  * (3) On a running stack (`npm start`'s settings), tracker send → visible
  *     through `_count`: p95 over 20 events sent one at a time.
  * (4) On the same stack with 13,000 events stored: p99 of `GET /health` and
@@ -29,6 +32,8 @@ import { newPostgresPassword, servePostgres } from '../../lib/local/postgres-ser
 import { openPglite, startAutovacuum } from '../../lib/local/search-store'
 import { startLocalStack } from '../../lib/local/stack'
 import { postgresClient } from '../../lib/runtime/postgres'
+import { lastSeen, observedCounts, observeSpec } from '../../lib/core/tracking-plans/observed'
+import { tryDraft } from '../../lib/core/tracking-plans/try-draft'
 
 const f = (n: number) => Math.round(n).toLocaleString('en')
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
@@ -134,6 +139,43 @@ for (const [name, q] of queries) {
   }
   console.log(`    ${name.padEnd(52)} p50 ${pct(ms, 50).toFixed(1)} ms  p99 ${pct(ms, 99).toFixed(1)} ms  (target p50 < 100 ms: ${pct(ms, 50) < 100 ? 'met' : 'NOT met'})`)
 }
+
+// (2b) the Tracking plans tab's views over the same 200,000 events: a third of them (the self-describing ones)
+// tagged with one of 20 specifications (spec_ids set in place, as the loader sets them from the
+// event_specification entities), and 2,000 bad rows naming a broken rule of one of them
+const SPECS = Array.from({ length: 20 }, (_, k) => `5bec0000-0000-4000-8000-${String(k).padStart(12, '0')}`)
+const tb = performance.now()
+await sql.query(`UPDATE "bench".good_events SET spec_ids = jsonb_build_array(('5bec0000-0000-4000-8000-' || lpad((abs(hashtext(id)) % 20)::text, 12, '0'))) WHERE event_type = 'unstruct'`)
+const badRecs = Array.from({ length: 2_000 }, (_, i) => {
+  const spec = SPECS[i % SPECS.length]!
+  const row = { schema: 'iglu:com.snowplowanalytics.snowplow.badrows/enrichment_failures/jsonschema/2-0-0', data: { processor: { artifact: 'floe', version: '0' }, failure: { timestamp: new Date(now - i * 30_000).toISOString(), messages: [{ enrichment: { schemaKey: 'iglu:com.snowplowanalytics.snowplow.enrichments/event_spec_enrichment_config/jsonschema/1-0-0', identifier: 'event-specification' }, message: { error: `event specification "Spec ${i % 20}" (${spec}, version 1): event ${LINK_CLICK}: $.targetUrl: must match pattern "^https://shop" (${i})` } }] }, payload: {} } }
+  return { id: `bad${i}`, text: JSON.stringify(row) }
+})
+for (let i = 0; i < badRecs.length; i += BATCH) await loadBatch(db, 'bad', badRecs.slice(i, i + BATCH), now)
+await sql.query('ANALYZE "bench".good_events')
+await sql.query('ANALYZE "bench".bad_rows')
+const tagged = (await sql.query<{ n: string }>(`SELECT count(*) AS n FROM "bench".good_events WHERE spec_ids <> '[]'::jsonb`)).rows[0]!.n
+console.log(`\n(2b) the Tracking plans tab: ${f(Number(tagged))} of the events tagged with 20 specifications, 2,000 bad rows naming them (set up in ${((performance.now() - tb) / 1000).toFixed(0)} s)`)
+const draft = { name: 'Link click', event: { source: LINK_CLICK, schema: { type: 'object', properties: { targetUrl: { type: 'string', pattern: '^https://shop' } }, required: ['targetUrl'] } } }
+const tabViews: [string, () => Promise<unknown>][] = [
+  ['list: counts of every specification (hour, day, broken)', () => observedCounts(db, now)],
+  ['list: "never seen" check of a published specification', () => lastSeen(db, 'a-specification-never-seen')],
+  ['detail: counts, histogram, entities, broken rules', () => observeSpec(db, SPECS[3]!, [WEB_PAGE], now)],
+  ['try a draft against the newest 200 events', () => tryDraft(db, SPECS[3]!, draft, 200)],
+]
+for (const [name, q] of tabViews) {
+  for (let i = 0; i < 3; i++) await q()
+  const ms: number[] = []
+  for (let i = 0; i < 30; i++) {
+    const t = performance.now()
+    await q()
+    ms.push(performance.now() - t)
+  }
+  console.log(`    ${name.padEnd(56)} p50 ${pct(ms, 50).toFixed(1)} ms  p99 ${pct(ms, 99).toFixed(1)} ms  (target p50 < 200 ms: ${pct(ms, 50) < 200 ? 'met' : 'NOT met'})`)
+}
+const seen = await observeSpec(db, SPECS[3]!, [WEB_PAGE], now)
+const tried = await tryDraft(db, SPECS[3]!, draft, 200)
+console.log(`    (one specification: ${f(seen.day)} tagged in the last day, ${f(seen.brokenDay)} bad rows, ${seen.brokenRules.length} distinct broken rules read; the draft: ${tried.ok ? `${tried.matched} match, ${tried.violated} violate` : tried.message})`)
 await sql.close()
 await server.close()
 await store.close()

@@ -41,6 +41,8 @@ export interface ControlPlaneDeps extends Omit<EnrichmentDeps, 'restart'> {
   licence(): Promise<LicenceState>
   /** Records the licence's acceptance by `by` at `at`; gives what follows from it (a sentence). */
   acceptLicence(by: string, at: Date): Promise<string>
+  /** The tracking plans' API (`…/tracking-plans/…`, see `../tracking-plans/api.ts`), where the deployment serves it. */
+  readonly trackingPlans?: HttpHandler
 }
 
 export interface LicenceState {
@@ -244,6 +246,7 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
   }
   return async (req) => {
     const rest = req.path.startsWith(`${basePath}/`) ? req.path.slice(basePath.length + 1).replace(/\/+$/, '') : undefined
+    if (deps.trackingPlans && (rest === 'tracking-plans' || rest?.startsWith('tracking-plans/'))) return deps.trackingPlans(req)
     const route = rest === undefined ? undefined : Object.hasOwn(routes, rest) ? routes[rest] : undefined
     if (route) return route(req)
     const item = rest === undefined ? undefined : itemRoute(req, rest)

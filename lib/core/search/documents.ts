@@ -49,6 +49,8 @@ export interface GoodDocument {
   readonly doc: Record<string, unknown>
   /** The enriched TSV line itself (the Micro API's non-lossy event is read from it). */
   readonly line: string
+  /** Ids of the event specifications it carries (`event_specification` entities, the tracker's or enrich's). */
+  readonly specIds: readonly string[]
 }
 
 export interface BadDocument {
@@ -62,6 +64,45 @@ export interface BadDocument {
   readonly line: string
   /** The words of its text, found by bare words in queries (`./words.ts`). */
   readonly words: readonly string[]
+  /** Ids of the event specifications whose rules it reports broken (enrichment failures of the event specification enrichment). */
+  readonly specIds: readonly string[]
+}
+
+/** The shredded key of the `event_specification` entities. */
+export const SPEC_CONTEXT_KEY = 'contexts_com_snowplowanalytics_snowplow_event_specification_1'
+/** At most this many specification ids are kept per document. */
+const MAX_SPEC_IDS = 16
+
+/** The specification ids of a shredded event (distinct, in order). */
+export function specIdsOfEvent(doc: Readonly<Record<string, unknown>>): string[] {
+  const list = doc[SPEC_CONTEXT_KEY]
+  if (!Array.isArray(list)) return []
+  const out = new Set<string>()
+  for (const e of list) if (e !== null && typeof e === 'object' && typeof (e as { id?: unknown }).id === 'string') out.add((e as { id: string }).id.toLowerCase())
+  return [...out].slice(0, MAX_SPEC_IDS)
+}
+
+/** `event specification "Name" (<id>, version N): …`, as the enrichment writes its failures. */
+const SPEC_FAILURE = /^event specification (?:"(?:[^"\\]|\\.)*" )?\(([^,()\s]+), version ([0-9]+)\): /
+
+/** The specification id and version a failure message of the event specification enrichment names, or undefined. */
+export function specOfFailure(message: string): { id: string; version: number; rule: string } | undefined {
+  const m = SPEC_FAILURE.exec(message)
+  return m ? { id: m[1]!.toLowerCase(), version: Number(m[2]), rule: message.slice(m[0].length) } : undefined
+}
+
+/** The ids of the specifications an `enrichment_failures` bad row reports broken. */
+export function specIdsOfBadRow(row: unknown): string[] {
+  const messages = (row as { data?: { failure?: { messages?: unknown } } } | null)?.data?.failure?.messages
+  if (!Array.isArray(messages)) return []
+  const out = new Set<string>()
+  for (const m of messages) {
+    const error = (m as { message?: { error?: unknown } } | null)?.message?.error
+    if (typeof error !== 'string') continue
+    const s = specOfFailure(error)
+    if (s) out.add(s.id)
+  }
+  return [...out].slice(0, MAX_SPEC_IDS)
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string }
@@ -81,7 +122,7 @@ export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument
   const [v, n, f, ver] = [str(j.event_vendor), str(j.event_name), str(j.event_format), str(j.event_version)]
   return {
     ok: true,
-    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: withoutNulls(j), line: text },
+    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: withoutNulls(j), line: text, specIds: specIdsOfEvent(j) },
   }
 }
 
@@ -124,6 +165,6 @@ export function badDocument(line: string, now: number): Parsed<BadDocument> {
   const name = /^iglu:[^/]+\/([^/]+)\//.exec(r.schema)?.[1] ?? null
   return {
     ok: true,
-    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text, words: badRowWords(row) },
+    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text, words: badRowWords(row), specIds: specIdsOfBadRow(row) },
   }
 }

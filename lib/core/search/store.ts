@@ -9,7 +9,7 @@
  * `SearchDb` carries it), so several stacks can share one server, each in
  * its own schema, without relying on a per-connection `search_path`.
  */
-import type { BadDocument, GoodDocument } from './documents'
+import { SPEC_CONTEXT_KEY, specIdsOfBadRow, type BadDocument, type GoodDocument } from './documents'
 import { badRowWords } from './words'
 
 export interface SqlClient {
@@ -152,6 +152,38 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE ${t.recoveryRuns} (id text PRIMARY KEY, started_at timestamptz NOT NULL, finished_at timestamptz, dry_run boolean NOT NULL, selection jsonb NOT NULL, report jsonb)`,
     ],
   },
+  {
+    // The event specifications of each event (its `event_specification` entities) and of each bad row (the
+    // specification whose rules an enrichment failure reports broken), for the tracking plans' counts.
+    version: 5,
+    statements: (t) => [
+      `ALTER TABLE ${t.good} ADD COLUMN spec_ids jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      `ALTER TABLE ${t.incomplete} ADD COLUMN spec_ids jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      `ALTER TABLE ${t.bad} ADD COLUMN spec_ids jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      `UPDATE ${t.good} SET spec_ids = COALESCE((SELECT jsonb_agg(DISTINCT lower(e->>'id')) FROM jsonb_array_elements(doc->'${SPEC_CONTEXT_KEY}') e WHERE e->>'id' IS NOT NULL), '[]'::jsonb)
+         WHERE jsonb_typeof(doc->'${SPEC_CONTEXT_KEY}') = 'array'`,
+      `CREATE INDEX good_events_spec_ids ON ${t.good} USING gin (spec_ids jsonb_path_ops)`,
+      `CREATE INDEX good_events_tagged ON ${t.good} (collector_tstamp DESC) WHERE spec_ids <> '[]'::jsonb`,
+      `CREATE INDEX bad_rows_spec_ids ON ${t.bad} USING gin (spec_ids jsonb_path_ops)`,
+      `CREATE INDEX bad_rows_spec_failures ON ${t.bad} (failure_timestamp DESC) WHERE spec_ids <> '[]'::jsonb`,
+    ],
+    async then(tx, t) {
+      for (let after = ''; ; ) {
+        const r = await tx.query<{ id: string; line: string }>(`SELECT id, line FROM ${t.bad} WHERE id > $1 AND failure_type = 'enrichment_failures' ORDER BY id LIMIT ${BACKFILL_BATCH}`, [after])
+        for (const row of r.rows) {
+          let ids: string[] = []
+          try {
+            ids = specIdsOfBadRow(JSON.parse(row.line))
+          } catch {
+            // stored rows are JSON; one that is not names no specification
+          }
+          if (ids.length > 0) await tx.query(`UPDATE ${t.bad} SET spec_ids = $2::jsonb WHERE id = $1`, [row.id, JSON.stringify(ids)])
+        }
+        if (r.rows.length < BACKFILL_BATCH) break
+        after = r.rows.at(-1)!.id
+      }
+    },
+  },
 ]
 
 /** The time column each index is searched and aged by. */
@@ -218,13 +250,13 @@ async function upsertInto(db: SearchDb, table: string, docs: readonly GoodDocume
     const params: unknown[] = []
     const rows = chunk.map((d) => {
       const n = params.length
-      params.push(d.id, iso(d.collectorTstamp), d.appId, d.eventType, d.eventName, d.schema, d.failed, JSON.stringify(d.doc), d.line)
-      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb, $${n + 9})`
+      params.push(d.id, iso(d.collectorTstamp), d.appId, d.eventType, d.eventName, d.schema, d.failed, JSON.stringify(d.doc), d.line, JSON.stringify(d.specIds ?? []))
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}::jsonb, $${n + 9}, $${n + 10}::jsonb)`
     })
     await db.sql.query(
-      `INSERT INTO ${table} (id, collector_tstamp, app_id, event_type, event_name, schema_uri, failed, doc, line) VALUES ${rows.join(', ')}
+      `INSERT INTO ${table} (id, collector_tstamp, app_id, event_type, event_name, schema_uri, failed, doc, line, spec_ids) VALUES ${rows.join(', ')}
        ON CONFLICT (id) DO UPDATE SET collector_tstamp = EXCLUDED.collector_tstamp, app_id = EXCLUDED.app_id, event_type = EXCLUDED.event_type,
-         event_name = EXCLUDED.event_name, schema_uri = EXCLUDED.schema_uri, failed = EXCLUDED.failed, doc = EXCLUDED.doc, line = EXCLUDED.line, loaded_at = now()`,
+         event_name = EXCLUDED.event_name, schema_uri = EXCLUDED.schema_uri, failed = EXCLUDED.failed, doc = EXCLUDED.doc, line = EXCLUDED.line, spec_ids = EXCLUDED.spec_ids, loaded_at = now()`,
       params,
     )
   }
@@ -237,10 +269,10 @@ export async function upsertBad(db: SearchDb, docs: readonly BadDocument[]): Pro
     const params: unknown[] = []
     const rows = chunk.map((d) => {
       const n = params.length
-      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc), d.line, JSON.stringify(d.words))
-      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb, $${n + 5}, $${n + 6}::jsonb)`
+      params.push(d.id, iso(d.timestamp), d.failureType, JSON.stringify(d.doc), d.line, JSON.stringify(d.words), JSON.stringify(d.specIds ?? []))
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4}::jsonb, $${n + 5}, $${n + 6}::jsonb, $${n + 7}::jsonb)`
     })
-    await db.sql.query(`INSERT INTO ${tablesOf(db).bad} (id, failure_timestamp, failure_type, doc, line, words) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
+    await db.sql.query(`INSERT INTO ${tablesOf(db).bad} (id, failure_timestamp, failure_type, doc, line, words, spec_ids) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * `/home`: the single-instance home, in tabs with hash routes as Snowplow
- * Mini's (`#/overview`, `#/example-events`, `#/registry`, `#/control-plane`).
+ * Mini's (`#/overview`, `#/example-events`, `#/registry`, `#/tracking-plans`, `#/control-plane`).
  */
 import '@picocss/pico/css/pico.min.css'
 import '../shared/styles.css'
@@ -11,11 +11,13 @@ import { Overview } from './overview.js'
 import { ExampleEvents } from './examples.js'
 import { Registry } from './registry.js'
 import { ControlPlane } from './control-plane.js'
+import { TrackingPlans } from './tracking-plans.js'
 
 const TABS = [
   { id: 'overview', label: 'Overview', view: Overview },
   { id: 'example-events', label: 'Example events', view: ExampleEvents },
   { id: 'registry', label: 'Registry', view: Registry },
+  { id: 'tracking-plans', label: 'Tracking plans', view: TrackingPlans },
   { id: 'control-plane', label: 'Control plane', view: ControlPlane },
 ]
 
