@@ -134,6 +134,7 @@ export async function runCloudLogs(client: CloudWatchLogsClient, o: CloudLogsOpt
   try {
     last = await lastEvents(client, o.group, o.lines, end, run.signal)
   } catch (err) {
+    if (run.signal?.aborted) return 0 // Ctrl+C while reading
     throw logFailure(err, o) ?? err
   }
   if (!o.follow && last.events.length === 0 && o.lines > 0) {
