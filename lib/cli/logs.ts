@@ -3,10 +3,12 @@ import { join, resolve } from 'node:path'
 import { functions, serviceAliases } from '../infra/functions'
 import { functionsOfService, kebabName, mappedServices } from '../core/metrics/services'
 import { LOG_FILES_KEPT, STACK_LOG, logFileName } from '../local/logs'
+import { API_ACCESS_LOG, functionLogGroupName } from '../infra/log-groups'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
+import { onTarget, stackTarget, takeTargetOptions, TARGET_USAGE, type TargetOptions } from './target'
 
-const USAGE = 'logs <service> [-f] [-n N]'
+const USAGE = `logs <service> [-f] [-n N] ${TARGET_USAGE}`
 const DEFAULT_LINES = 50
 
 /**
@@ -41,7 +43,12 @@ export interface LogsOptions {
   readonly lines: number
 }
 
-export function parseLogsArgs(args: readonly string[]): LogsOptions {
+/**
+ * The options of `floe logs`. On a deployment (`deployed`) there is no
+ * `floe` log (the local stack's own lines), and `api-access` names the HTTP
+ * API's access log.
+ */
+export function parseLogsArgs(args: readonly string[], { deployed = false }: { deployed?: boolean } = {}): LogsOptions {
   let name: string | undefined
   let follow = false
   let lines = DEFAULT_LINES
@@ -58,9 +65,18 @@ export function parseLogsArgs(args: readonly string[]): LogsOptions {
     else throw usageError(USAGE, `unexpected argument '${a}'`)
   }
   const names = logNames()
+  if (deployed) {
+    names.delete(STACK_LOG)
+    names.set(API_ACCESS_LOG, API_ACCESS_LOG)
+    names.set(kebabName(API_ACCESS_LOG), API_ACCESS_LOG)
+  }
   const valid = () => {
     const keys = Object.keys(functions)
-    return `services: ${mappedServices.join(', ')}; functions: ${keys.join(', ')} (or ${keys.map(kebabName).filter((k, i) => k !== keys[i]).join(', ')}); ${STACK_LOG} (the stack's own lines)`
+    const own = deployed ? `${kebabName(API_ACCESS_LOG)} (the HTTP API's access log)` : `${STACK_LOG} (the stack's own lines)`
+    return `services: ${mappedServices.join(', ')}; functions: ${keys.join(', ')} (or ${keys.map(kebabName).filter((k, i) => k !== keys[i]).join(', ')}); ${own}`
+  }
+  if (deployed && name === STACK_LOG) {
+    throw new UsageError(`'${STACK_LOG}' is the local stack's own log; a deployment has a log group per function (${valid()})`)
   }
   if (name === undefined) throw usageError(USAGE, `which service? One of ${valid()}`)
   const log = names.get(name)
@@ -201,9 +217,32 @@ async function follow(path: string, from: number, run: LogsRun): Promise<void> {
   if (fd !== undefined) closeSync(fd)
 }
 
+/**
+ * `floe logs … --stack <name>`: the deployed function's log group, found
+ * from the stack's name, read with the caller's AWS credentials
+ * (`logs:FilterLogEvents` on the group).
+ */
+async function runStackLogs(o: TargetOptions & { stack: string }, args: readonly string[], run: LogsRun): Promise<number> {
+  const opts = parseLogsArgs(args, { deployed: true })
+  const target = await stackTarget(o)
+  target.ddb.destroy()
+  target.kinesis.destroy()
+  // loaded only here: the other commands never pay for the CloudWatch Logs client
+  const [{ CloudWatchLogsClient }, { runCloudLogs }] = await Promise.all([import('@aws-sdk/client-cloudwatch-logs'), import('./cloud-logs')])
+  const client = new CloudWatchLogsClient({ ...target.clientConfig })
+  try {
+    const group = functionLogGroupName(target.stackName!, opts.log)
+    return await onTarget(target, () => runCloudLogs(client, { group, lines: opts.lines, follow: opts.follow, description: target.description }, run))
+  } finally {
+    client.destroy()
+  }
+}
+
 /** `floe logs`: the last lines of a service's log, then, with `-f`, the lines that follow. */
 export async function runLogs(args: readonly string[], run: LogsRun): Promise<number> {
-  const opts = parseLogsArgs(args)
+  const { target, rest } = takeTargetOptions(args, USAGE)
+  if (target.stack !== undefined) return runStackLogs({ ...target, stack: target.stack }, rest, run)
+  const opts = parseLogsArgs(rest)
   const dir = run.dir ?? logsDir()
   const path = join(dir, logFileName(opts.log))
   let end: number | undefined
@@ -228,7 +267,7 @@ export async function runLogs(args: readonly string[], run: LogsRun): Promise<nu
 export const logsCommand: Command = {
   name: 'logs',
   usage: USAGE,
-  summary: `Print the last lines (-n N, default ${DEFAULT_LINES}) of a service's log in the local stack's data directory (logs/<function>.log: JSON lines); -f follows it, across rotations, until Ctrl+C. <service> is a service (collector, enrich, esLoaderGood, esLoaderBad, registry, dashboard, searchstore), a function key or its kebab-case name, or floe for the stack's own lines.`,
+  summary: `Print the last lines (-n N, default ${DEFAULT_LINES}) of a service's log in the local stack's data directory (logs/<function>.log: JSON lines); -f follows it, across rotations, until Ctrl+C. <service> is a service (collector, enrich, esLoaderGood, esLoaderBad, registry, dashboard, searchstore), a function key or its kebab-case name, or floe for the stack's own lines. With --stack: the deployed function's CloudWatch log group (/floe/<stack>/<function>; api-access for the HTTP API's access log), read with your AWS credentials.`,
   async run(args) {
     const controller = new AbortController()
     const stop = () => controller.abort()

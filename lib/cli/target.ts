@@ -31,6 +31,15 @@ export interface Target {
   readonly apiUrl?: string
   readonly ddb: DynamoDBClient
   readonly kinesis: KinesisClient
+  /** A deployment's stack name, as CloudFormation spells it (absent: the local stack). */
+  readonly stackName?: string
+  /** The region and profile of a deployment's SDK clients, for the clients a command makes itself. */
+  readonly clientConfig?: AwsClientConfig
+}
+
+export interface AwsClientConfig {
+  readonly region?: string
+  readonly profile?: string
 }
 
 /** The usage-line suffix of the commands that take a target. */
@@ -124,7 +133,7 @@ function describeFailure(err: unknown, stack: string): UsageError | undefined {
 export async function stackTarget(o: TargetOptions & { stack: string }): Promise<Target> {
   // a stack id names its region
   const region = o.region ?? /^arn:aws[a-z-]*:cloudformation:([a-z0-9-]+):/.exec(o.stack)?.[1]
-  const config = { ...(region ? { region } : {}), ...(o.profile ? { profile: o.profile } : {}) }
+  const config: AwsClientConfig = { ...(region ? { region } : {}), ...(o.profile ? { profile: o.profile } : {}) }
   const cfn = new CloudFormationClient(config)
   let outputs: Record<string, string>
   let status: string | undefined
@@ -151,6 +160,8 @@ export async function stackTarget(o: TargetOptions & { stack: string }): Promise
   }
   return {
     description: `stack ${stackName}`,
+    stackName,
+    clientConfig: config,
     names: loc.value.names,
     apiUrl: loc.value.apiUrl,
     ddb: new DynamoDBClient(config),

@@ -181,8 +181,10 @@ export function monthlyCost(load: Load, measured: MeasuredFigures, shape: Deploy
 
   let searchStore = 0
   if (shape.searchStore) {
-    searchStore = shape.searchStoreAcu * p.hoursPerMonth * p.aurora.perAcuHour + ((events * measured.enrich.goodBytesPerEvent) / GB) * p.aurora.perGbMonth
-    add('search store', `Aurora Serverless v2 ${shape.searchStoreAcu} ACU and a month of events`, searchStore)
+    // Idle, the cluster pauses (minimum capacity 0): no compute is billed.
+    const acu = events > 0 ? shape.searchStoreAcu : 0
+    searchStore = acu * p.hoursPerMonth * p.aurora.perAcuHour + ((events * measured.enrich.goodBytesPerEvent) / GB) * p.aurora.perGbMonth
+    add('search store', events > 0 ? `Aurora Serverless v2 ${acu} ACU and a month of events` : 'Aurora Serverless v2 paused (minimum capacity 0)', searchStore)
   }
 
   const byService = { ingress: 0, Lambda: 0, Kinesis: 0, S3: 0, DynamoDB: 0 }

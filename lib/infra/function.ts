@@ -11,7 +11,7 @@ import { Construct } from 'constructs'
 import { dirname, resolve } from 'node:path'
 import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
-import { kebabName } from '../core/metrics/services'
+import { functionLogGroupName } from './log-groups'
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
 
 export interface DataResources {
@@ -120,7 +120,4 @@ export class FloeFunction extends Construct {
   }
 }
 
-/** A function's log group: `/floe/<stack name>/<function key in kebab case>`, e.g. `/floe/FloeApp/search-loader`. */
-export function functionLogGroupName(stackName: string, key: string): string {
-  return `/floe/${stackName}/${kebabName(key)}`
-}
+export { functionLogGroupName } from './log-groups'

@@ -22,6 +22,7 @@ import { addLocationOutputs } from './stack-outputs'
 import { streamTriggerSource } from './stream-source'
 import type { Construct } from 'constructs'
 import { FloeFunction, functionLogGroupName, type DataResources } from './function'
+import { API_ACCESS_LOG } from './log-groups'
 import { API_STAGE, COLLECTOR_ROUTE, FloeMonitoring } from './monitoring'
 import { settingsOrThrow, type DeploySettings } from './settings'
 import { enrichDeployment } from '../core/enrich/deploy'
@@ -265,7 +266,7 @@ export class FloeAppStack extends Stack {
       ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
     })
     // The stage: throttling, a JSON access log in its own log group, and route-level metrics for the collector's route.
-    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { logGroupName: functionLogGroupName(this.stackName, 'apiAccess'), retention: settings.accessLogRetentionDays as RetentionDays })
+    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { logGroupName: functionLogGroupName(this.stackName, API_ACCESS_LOG), retention: settings.accessLogRetentionDays as RetentionDays })
     const throttle = { throttlingBurstLimit: settings.throttleBurstLimit, throttlingRateLimit: settings.throttleRateLimit }
     const stage = this.api.defaultStage!.node.defaultChild as CfnStage
     stage.defaultRouteSettings = throttle

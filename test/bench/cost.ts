@@ -172,14 +172,15 @@ async function main() {
     console.log(`Prices: lib/infra/prices.ts, ${prices.region}, as of ${prices.asOf}, ${prices.currency}; a month is ${prices.hoursPerMonth} h. Search store shown apart (not in the totals).\n`)
     const usd = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3)).padStart(8)
     console.log(`${'events/s'.padStart(8)} ${'ev/req'.padStart(6)}  ${'ingress'.padEnd(12)} ${'streams'.padEnd(11)} ${'ingress'.padStart(8)} ${'Lambda'.padStart(8)} ${'Kinesis'.padStart(8)} ${'S3'.padStart(8)} ${'DynamoDB'.padStart(8)} ${'total/mo'.padStart(9)} ${'$/M ev'.padStart(7)} ${'search'.padStart(7)}`)
-    for (const rate of [10, 100, 1000]) {
-      for (const n of SIZES) {
+    // 0 events/s: what a deployment costs idle (the declared shards, the ALB's hours; the search store paused)
+    for (const rate of [0, 10, 100, 1000]) {
+      for (const n of rate === 0 ? [1] : SIZES) {
         const measured: MeasuredFigures = { collector: collector.get(n)!, enrich: enrichCommon, archive }
         for (const ingress of ['apigateway', 'alb', 'function-url'] as const) {
           for (const mode of ['on-demand', 'provisioned'] as const) {
             const m = monthlyCost({ eventsPerSecond: rate, eventsPerRequest: n }, measured, shape(ingress, mode))
             const b = m.byService
-            console.log(`${String(rate).padStart(8)} ${String(n).padStart(6)}  ${ingress.padEnd(12)} ${mode.padEnd(11)} ${usd(b.ingress)} ${usd(b.Lambda)} ${usd(b.Kinesis)} ${usd(b.S3)} ${usd(b.DynamoDB)} ${usd(m.total).padStart(9)} ${m.perMillionEvents.toFixed(3).padStart(7)} ${usd(m.searchStore).padStart(7)}`)
+            console.log(`${String(rate).padStart(8)} ${(rate === 0 ? '-' : String(n)).padStart(6)}  ${ingress.padEnd(12)} ${mode.padEnd(11)} ${usd(b.ingress)} ${usd(b.Lambda)} ${usd(b.Kinesis)} ${usd(b.S3)} ${usd(b.DynamoDB)} ${usd(m.total).padStart(9)} ${m.perMillionEvents.toFixed(3).padStart(7)} ${usd(m.searchStore).padStart(7)}`)
           }
         }
       }

@@ -39,3 +39,41 @@ it('`npx cdk synth` works offline without credentials and bundles every function
     rmSync(out, { recursive: true, force: true })
   }
 }, 120_000)
+
+/** The deploy command of the README's guide ("Deploying to AWS"), synthesized offline with its flags and its licence setting. */
+it('the deploy guide\'s command synthesizes offline: licence accepted, alarm e-mail, custom domain', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'floe-cdk-guide-'))
+  try {
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', HOME: out, CDK_DISABLE_CLI_TELEMETRY: 'true', ACCEPT_LIMITED_USE_LICENSE: 'yes' }
+    const certificateArn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f1e2d3c-4b5a-4968-8776-5a4b3c2d1e0f'
+    const args = ['cdk', 'synth', '--all', '--quiet', '--output', out, '-c', 'alarmEmail=ops@example.com', '-c', 'domainName=collector.example.com', '-c', `certificateArn=${certificateArn}`]
+    const child = spawn('npx', args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let log = ''
+    child.stdout.on('data', (d) => (log += d))
+    child.stderr.on('data', (d) => (log += d))
+    const code = await new Promise((r) => child.once('exit', r))
+    expect(code, log).toBe(0)
+    const app = JSON.parse(readFileSync(join(out, 'FloeApp.template.json'), 'utf8')) as { Resources: Record<string, any>; Outputs: Record<string, any> }
+    const data = JSON.parse(readFileSync(join(out, 'FloeData.template.json'), 'utf8')) as { Resources: Record<string, any> }
+    const ofType = (t: { Resources: Record<string, any> }, type: string) => Object.values(t.Resources).filter((r) => r.Type === type)
+    // ACCEPT_LIMITED_USE_LICENSE=yes at deploy time: every stream trigger is on, enrich's included
+    const mappings = ofType(app, 'AWS::Lambda::EventSourceMapping')
+    expect(mappings.length).toBeGreaterThan(0)
+    expect(mappings.filter((m) => m.Properties.Enabled === false)).toEqual([])
+    // the alarm e-mail is subscribed
+    expect(ofType(app, 'AWS::SNS::Subscription').map((s) => [s.Properties.Protocol, s.Properties.Endpoint])).toContainEqual(['email', 'ops@example.com'])
+    // the custom domain: its ACM certificate, a mapping to the HTTP API, and the output to point DNS at
+    const domains = ofType(app, 'AWS::ApiGatewayV2::DomainName')
+    expect(domains).toHaveLength(1)
+    expect(domains[0].Properties).toMatchObject({ DomainName: 'collector.example.com', DomainNameConfigurations: [expect.objectContaining({ CertificateArn: certificateArn })] })
+    expect(ofType(app, 'AWS::ApiGatewayV2::ApiMapping')).toHaveLength(1)
+    expect(Object.keys(app.Outputs)).toEqual(expect.arrayContaining(['ApiUrl', 'ApiDomainTarget', 'AlarmTopicArn', 'DashboardName', 'SettingsTableName', 'RawStreamName']))
+    // what `cdk destroy` leaves behind (the guide lists it): every table, stream, bucket and the database are retained
+    const retained = Object.values(data.Resources).filter((r) => r.DeletionPolicy === 'Retain').map((r) => r.Type as string)
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::Kinesis::Stream', 'AWS::S3::Bucket', 'AWS::RDS::DBCluster']) expect(retained, type).toContain(type)
+    const appRetained = new Set(Object.values(app.Resources).filter((r) => r.DeletionPolicy === 'Retain').map((r) => r.Type as string))
+    expect([...appRetained].sort()).toEqual(['AWS::Logs::LogGroup'])
+  } finally {
+    rmSync(out, { recursive: true, force: true })
+  }
+}, 600_000)

@@ -5,20 +5,26 @@
  * endpoint the test serves; the CLI runs as a separate process with the AWS
  * SDK's standard endpoint variables pointing at them, and no `endpoints.json`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DynamoCredentialStore } from '../../../lib/aws/credentials-store'
+import { DynamoKeyStore } from '../../../lib/aws/registry-store'
+import { verifyCredentials } from '../../../lib/core/auth/basic'
+import { hashKey } from '../../../lib/core/iglu/apikeys'
 import { API_URL_OUTPUT, declaredOutputs, outputKey } from '../../../lib/infra/outputs'
 import { startCloudFormationServer, type CloudFormationServer } from '../../support/cloudformation-server'
+import { startCloudWatchLogsServer, type CloudWatchLogsServer } from '../../support/cloudwatch-logs-server'
 import { call } from '../../support/http'
 import { runFloe } from '../../support/process'
-import { useLocalStack } from '../../support/stack'
+import { testClients, useLocalStack } from '../../support/stack'
 
 const SUPER = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b'
 const stack = useLocalStack({ triggers: false, environment: { FLOE_SUPER_API_KEY: SUPER } })
 const dir = mkdtempSync(join(tmpdir(), 'floe-stack-cli-'))
 let cfn: CloudFormationServer
+let logs: CloudWatchLogsServer
 let env: Record<string, string>
 
 beforeAll(async () => {
@@ -33,6 +39,14 @@ beforeAll(async () => {
     { name: 'FloeData', outputs: {} },
     { name: 'FloeOld', status: 'UPDATE_COMPLETE', outputs: partial },
   ])
+  const t = Date.now()
+  logs = await startCloudWatchLogsServer({
+    '/floe/FloeApp/enrich': [
+      { timestamp: t - 2 * 3_600_000, message: '{"level":"info","msg":"two hours ago"}\n' },
+      { timestamp: t - 60_000, message: '{"level":"info","msg":"a minute ago"}\n' },
+      { timestamp: t - 1_000, message: '{"level":"warn","msg":"a second ago"}\n' },
+    ],
+  })
   // A profile in a credentials file of its own: the standard AWS configuration chain finds it.
   writeFileSync(join(dir, 'credentials'), '[floe-test]\naws_access_key_id = PROFILEKEY\naws_secret_access_key = secret\n')
   writeFileSync(join(dir, 'config'), '[profile floe-test]\nregion = eu-west-1\n')
@@ -41,6 +55,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_CLOUDFORMATION: cfn.url,
     AWS_ENDPOINT_URL_DYNAMODB: s.endpoints.dynamodb,
     AWS_ENDPOINT_URL_KINESIS: s.endpoints.kinesis,
+    AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logs.url,
     AWS_ACCESS_KEY_ID: 'ENVKEY',
     AWS_SECRET_ACCESS_KEY: 'secret',
     AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
@@ -50,6 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await cfn?.close()
+  await logs?.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -149,5 +165,74 @@ describe('commands on a deployed stack (--stack)', () => {
     expect(noRegion.stderr).toBe("floe org create: no AWS region for stack 'FloeApp': pass --region or set AWS_REGION\n")
     expect(local.code).toBe(2)
     expect(local.stderr).toContain('--region goes with --stack <name>')
+  })
+})
+
+describe('a newcomer on a deployed stack (--stack): credentials, super key, keys, schemas, logs', () => {
+  it('credentials reset --stack stores new credentials in the deployed settings table and prints the password once', { timeout: 180_000 }, async () => {
+    const r = await floe(['credentials', 'reset', ...onStack])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const password = /^Credentials set: username floe, password ([A-Za-z0-9]{20})\nThe password is shown only this once\.\n/.exec(r.stdout)?.[1]
+    expect(password).toBeDefined()
+    const stored = await new DynamoCredentialStore(testClients().ddb, stack.current.names.tables.settings).get()
+    expect(await verifyCredentials(stored!, 'floe', password!)).toBe(true)
+    // FLOE_PASSWORD and FLOE_USERNAME from the caller's environment
+    const chosen = await floe(['credentials', 'reset', ...onStack], { FLOE_USERNAME: 'admin', FLOE_PASSWORD: 'ChosenPassword77' })
+    expect(chosen).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Credentials set: username admin, password from FLOE_PASSWORD\.\n/) })
+    const after = await new DynamoCredentialStore(testClients().ddb, stack.current.names.tables.settings).get()
+    expect(await verifyCredentials(after!, 'admin', 'ChosenPassword77')).toBe(true)
+  })
+
+  it('registry superkey --reset --stack stores a new super key, hashed; keygen and push --stack use the deployed registry', { timeout: 180_000 }, async () => {
+    const reset = await floe(['registry', 'superkey', '--reset', ...onStack])
+    expect(reset.stderr).toBe('')
+    expect(reset.code).toBe(0)
+    const key = /New key \(shown once\): ([0-9a-f-]{36})\n/.exec(reset.stdout)?.[1]
+    expect(key).toBeDefined()
+    const keys = new DynamoKeyStore(testClients().ddb, stack.current.names.tables.apiKeys, stack.current.names.tables.settings)
+    expect(await keys.getSuperKeyHash()).toBe(hashKey(key!))
+
+    // the deployment's FLOE_SUPER_API_KEY stays valid while it is set
+    const keygen = await floe(['registry', 'keygen', 'com.acme', SUPER, ...onStack])
+    expect(keygen.stderr).toBe('')
+    const write = /Write key: +([0-9a-f-]{36})/.exec(keygen.stdout)?.[1]
+    expect(write).toBeDefined()
+    const schemas = join(dir, 'schemas', 'com.acme', 'button_click', 'jsonschema')
+    mkdirSync(schemas, { recursive: true })
+    writeFileSync(join(schemas, '1-0-0'), JSON.stringify({
+      $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
+      description: 'A button click',
+      self: { vendor: 'com.acme', name: 'button_click', format: 'jsonschema', version: '1-0-0' },
+      type: 'object',
+      properties: { id: { type: 'string', maxLength: 64 } },
+      additionalProperties: false,
+    }))
+    const push = await floe(['registry', 'push', join(dir, 'schemas'), write!, ...onStack])
+    expect(push.stderr).toBe('')
+    expect(push).toMatchObject({ code: 0, stdout: expect.stringContaining('created   iglu:com.acme/button_click/jsonschema/1-0-0') })
+    const got = await call(`${stack.current.url}/registry-server/api/schemas/com.acme/button_click/jsonschema/1-0-0`, 'GET', { headers: { apikey: write! } })
+    expect(got.status).toBe(200)
+  })
+
+  it('logs --stack prints the last lines of the deployed function\'s log group, read with the caller\'s credentials', { timeout: 180_000 }, async () => {
+    const r = await floe(['logs', 'enrich', '-n', '2', ...onStack])
+    expect(r.stderr).toBe('')
+    expect(r).toMatchObject({ code: 0, stdout: '{"level":"info","msg":"a minute ago"}\n{"level":"warn","msg":"a second ago"}\n' })
+    expect(cfn.requests.at(-1)).toEqual({ action: 'DescribeStacks', stackName: 'FloeApp', accessKeyId: 'ENVKEY', region: 'us-east-1' })
+    expect(logs.requests.at(-1)).toMatchObject({
+      target: 'Logs_20140328.FilterLogEvents', accessKeyId: 'ENVKEY', region: 'us-east-1', service: 'logs',
+      body: { logGroupName: '/floe/FloeApp/enrich', startTime: expect.any(Number), endTime: expect.any(Number) },
+    })
+    const [all, missing, own] = await Promise.all([
+      floe(['logs', 'enrich', ...onStack]),
+      floe(['logs', 'search-loader', ...onStack]),
+      floe(['logs', 'floe', ...onStack]),
+    ])
+    expect(all.stdout.split('\n')[0]).toBe('{"level":"info","msg":"two hours ago"}')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe('floe logs: stack FloeApp has no log group /floe/FloeApp/search-loader (The specified log group does not exist.): is that function deployed? (-c searchStore=false leaves the search functions out)\n')
+    expect(own.code).toBe(2)
+    expect(own.stderr).toMatch(/^floe logs: 'floe' is the local stack's own log/)
   })
 })

@@ -32,3 +32,22 @@ describe('command arguments', () => {
     expect(usageError('apikey revoke <keyId>').message).toBe('Usage: floe apikey revoke <keyId>')
   })
 })
+
+describe('the commands a newcomer needs on a deployment', () => {
+  it('each takes --stack, and its help says so', async () => {
+    const { commands } = await import('../../../lib/cli/index')
+    const byName = new Map(commands.map((c) => [c.name, c]))
+    for (const name of ['credentials reset', 'registry superkey', 'registry keygen', 'registry push', 'tail', 'logs', 'org create', 'apikey create']) {
+      const c = byName.get(name)
+      expect(c, name).toBeDefined()
+      expect(c!.usage, name).toContain('--stack <name> [--region <region>] [--profile <profile>]')
+    }
+    expect(byName.get('logs')!.summary).toContain('With --stack: the deployed function\'s CloudWatch log group (/floe/<stack>/<function>')
+  })
+
+  it('floe logs refuses --region without --stack, as the other commands do', async () => {
+    const { runLogs } = await import('../../../lib/cli/logs')
+    await expect(runLogs(['enrich', '--region', 'eu-west-1'], { out: () => {} })).rejects.toThrow(/^--region goes with --stack <name>/)
+    await expect(runLogs(['enrich', '--stack', '9x'], { out: () => {} })).rejects.toThrow(/^--stack: '9x' is not a CloudFormation stack name/)
+  })
+})

@@ -35,6 +35,20 @@ describe('monthlyCost', () => {
     expect(monthlyCost(load, measured, shape({ ingress: 'alb' })).byService.ingress).toBeCloseTo(prices.hoursPerMonth * (prices.alb.perHour + lcu * prices.alb.perLcuHour), 6)
   })
 
+  it('idle, bills only what is provisioned: the declared shards (or on-demand stream hours) and the ALB hours; the search store is paused', () => {
+    const idle = { eventsPerSecond: 0, eventsPerRequest: 1 }
+    const m = monthlyCost(idle, measured, shape())
+    expect(m.byService.Lambda).toBe(0)
+    expect(m.byService.ingress).toBe(0)
+    expect(m.byService.S3).toBe(0)
+    expect(m.byService.Kinesis).toBeCloseTo(7 * prices.hoursPerMonth * prices.kinesis.provisioned.perShardHour, 6)
+    expect(m.total).toBeCloseTo(m.byService.Kinesis, 6)
+    expect(m.searchStore).toBe(0)
+    expect(m.lines.find((l) => l.service === 'search store')?.item).toBe('Aurora Serverless v2 paused (minimum capacity 0)')
+    expect(monthlyCost(idle, measured, shape({ streamMode: 'on-demand' })).byService.Kinesis).toBeCloseTo(5 * prices.hoursPerMonth * prices.kinesis.onDemand.perStreamHour, 6)
+    expect(monthlyCost(idle, measured, shape({ ingress: 'alb' })).byService.ingress).toBeCloseTo(prices.hoursPerMonth * prices.alb.perHour, 6)
+  })
+
   it('keeps the search store out of the total and the per-million figure', () => {
     const m = monthlyCost({ eventsPerSecond: 100, eventsPerRequest: 10 }, measured, shape())
     expect(m.searchStore).toBeGreaterThan(0)
