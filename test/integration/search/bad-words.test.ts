@@ -68,7 +68,7 @@ describe('bare words on the bad index', () => {
     const d = badDocument(rows[0]!, Date.now())
     if (!d.ok) throw new Error(d.error)
     await old.sql.query(`INSERT INTO "before_words".bad_rows (id, failure_timestamp, failure_type, doc, line) VALUES ('x', now(), 'schema_violations', $1::jsonb, $2)`, [JSON.stringify(d.value.doc), d.value.line])
-    expect(await migrate(old)).toEqual([2, 3])
+    expect(await migrate(old)).toEqual([2, 3, 4])
     expect(await hits(old, 'bad-zzz1')).toBe(1)
     expect(await hits(old, 'button-qx1')).toBe(1)
   })

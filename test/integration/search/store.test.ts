@@ -75,7 +75,7 @@ describe('search store (PGlite)', () => {
     for (const [i, line] of docs.entries()) {
       await s.db.sql.query(`INSERT INTO ${t.good} (id, collector_tstamp, failed, doc, line) VALUES ($1, '2025-04-30T10:00:00Z', $2, '{}', $3)`, [`e${i}`, i === 1, line])
     }
-    expect(await migrate(old)).toEqual([2, 3])
+    expect(await migrate(old)).toEqual([2, 3, 4])
     expect((await s.db.sql.query<{ id: string }>(`SELECT id FROM ${t.good} ORDER BY collector_tstamp DESC, seq DESC`)).rows.map((r) => r.id)).toEqual(['e2', 'e0'])
     expect((await s.db.sql.query<{ id: string }>(`SELECT id FROM ${t.incomplete}`)).rows).toEqual([{ id: 'e1' }])
   })
