@@ -14,7 +14,8 @@ let lastPurge = 0
 
 /**
  * Loads a batch of `good`, `incomplete` or `bad` records into the search
- * store in one transaction. A record that is not what its stream carries is
+ * store in one transaction (`raw` records: what the collector received, for
+ * the Micro API's `rawEvent`). A record that is not what its stream carries is
  * logged and skipped; when the store cannot be written the batch is reported
  * failed from its first record, so it is retried and nothing is lost.
  */
@@ -24,8 +25,12 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
   if (!first) return { batchItemFailures: [] }
   const physical = first.eventSourceARN.slice(first.eventSourceARN.lastIndexOf('/') + 1)
   const stream = streamKeyOf(physical)
-  if (stream !== 'good' && stream !== 'incomplete' && stream !== 'bad') throw new Error(`the search loader reads good, incomplete and bad, not ${physical}`)
-  const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, text: Buffer.from(r.kinesis.data, 'base64').toString('utf8') }))
+  if (stream !== 'good' && stream !== 'incomplete' && stream !== 'bad' && stream !== 'raw') throw new Error(`the search loader reads good, incomplete, bad and raw, not ${physical}`)
+  const records = event.Records.map((r) => {
+    const data = Buffer.from(r.kinesis.data, 'base64')
+    // raw: binary Thrift, read as bytes
+    return stream === 'raw' ? { id: r.kinesis.sequenceNumber, text: '', data } : { id: r.kinesis.sequenceNumber, text: data.toString('utf8') }
+  })
   const now = Date.now()
   try {
     const db = await database('search')

@@ -173,7 +173,7 @@ export const functions = {
     },
   },
   searchLoader: {
-    description: 'Loader: enriched events (good), failed events (incomplete, kept apart from the good index) and bad rows (bad) into the search store (FLOE_SEARCH_RETENTION_DAYS: days kept, default 7).',
+    description: 'Loader: enriched events (good), failed events (incomplete, kept apart from the good index), bad rows (bad) and the requests as received (raw, for /micro/good rawEvent) into the search store (FLOE_SEARCH_RETENTION_DAYS: days kept, default 7).',
     entry: 'functions/search-loader/handler.ts',
     memoryMb: 512,
     timeoutSeconds: 60,
@@ -329,6 +329,8 @@ export const streamTriggers = [
   { function: 'searchLoader', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 0 },
   { function: 'searchLoader', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 0 },
   { function: 'searchLoader', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 0 },
+  // what the collector received, for /micro/good's rawEvent: loaded before enrich's output reaches the store (one hop fewer)
+  { function: 'searchLoader', stream: 'raw', batchSize: 500, maxBatchingWindowSeconds: 0 },
   // Enrich: batch size, starting position and retrieval mode come from its configuration (input.retrievalMode, input.initialPosition).
   {
     function: 'enrich',

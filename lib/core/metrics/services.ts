@@ -25,7 +25,7 @@ export const functionServices: Readonly<Record<string, readonly ServiceShare[]>>
   collector: [{ service: 'collector' }],
   enrich: [{ service: 'enrich' }],
   searchLoader: [
-    { service: 'esLoaderGood', streams: ['good', 'incomplete'] },
+    { service: 'esLoaderGood', streams: ['good', 'incomplete', 'raw'] },
     { service: 'esLoaderBad', streams: ['bad'] },
   ],
   registry: [{ service: 'registry' }],

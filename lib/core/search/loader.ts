@@ -1,18 +1,22 @@
 /**
  * The loaders' core: a batch of stream records (`good` and `incomplete`
- * enriched TSV lines, `bad` rows) becomes upserts into the search store.
+ * enriched TSV lines, `bad` rows, `raw` collector payloads for the Micro
+ * API's `rawEvent`) becomes upserts into the search store.
  * A record that is not what its stream carries is reported back (counted and
  * logged by the shell), never retried: it cannot load later either.
  */
 import { badDocument, goodDocument, type BadDocument, type GoodDocument } from './documents'
-import { upsertBad, upsertGood, type SearchDb } from './store'
+import { rawRowsOf, type RawRows } from './raw-events'
+import { upsertBad, upsertGood, upsertRaw, type SearchDb } from './store'
 
-export type LoaderStream = 'good' | 'incomplete' | 'bad'
+export type LoaderStream = 'good' | 'incomplete' | 'bad' | 'raw'
 
 export interface LoaderRecord {
   /** Where it came from, for messages (e.g. a sequence number). */
   readonly id: string
   readonly text: string
+  /** The record's bytes (`raw`: binary Thrift; `text` is then not read). */
+  readonly data?: Uint8Array
 }
 
 export interface Rejected {
@@ -41,8 +45,24 @@ export function documentsOf(stream: LoaderStream, records: readonly LoaderRecord
   return { good, bad, rejected }
 }
 
+/** What the collector received, from `raw` records: payloads that hold no tracker event with an id give nothing (enrich reports the unreadable ones). */
+export function rawRowsOfBatch(records: readonly LoaderRecord[]): RawRows {
+  const out: RawRows = { payloads: [], events: [] }
+  for (const r of records) {
+    const rows = rawRowsOf(r.data ?? Buffer.from(r.text, 'utf8'))
+    for (const p of rows.payloads) out.payloads.push(p)
+    for (const e of rows.events) out.events.push(e)
+  }
+  return out
+}
+
 /** Loads a batch; the writes are one transaction, so a failed batch leaves nothing half-written and can be retried whole. */
 export async function loadBatch(db: SearchDb, stream: LoaderStream, records: readonly LoaderRecord[], now: number): Promise<LoadOutcome> {
+  if (stream === 'raw') {
+    const rows = rawRowsOfBatch(records)
+    if (rows.events.length > 0) await db.sql.transaction(async (sql) => upsertRaw({ ...db, sql }, rows))
+    return { loaded: rows.events.length, rejected: [] }
+  }
   const { good, bad, rejected } = documentsOf(stream, records, now)
   if (good.length + bad.length > 0) {
     await db.sql.transaction(async (sql) => {

@@ -6,11 +6,13 @@
  *
  * Differences, all documented in the README: events are kept in the store
  * (not in memory) and come from every collector of the stack; `rawEvent` is
- * rebuilt from the enriched event (the collector payload itself is not
- * stored); a bad row's `collectorPayload` is null.
+ * the request as the collector received it (./raw-events.ts), rebuilt from
+ * the enriched event only for events that were not sent with a tracker
+ * event id (webhooks); a bad row's `collectorPayload` is null.
  */
 import { FIELD_KINDS, FIELDS, F } from '../enrich/fields'
 import { isAtomicField, withNulls } from './documents'
+import { storedRawEvent } from './raw-events'
 import { parseDate } from './dates'
 import { Refusal } from './query-tree'
 import { deleteIndex, tablesOf, type SearchDb } from './store'
@@ -108,7 +110,7 @@ function time(v: unknown, key: string): string {
 // Events as Micro shows them
 
 const TRACKER_EVENT: Record<string, string> = { page_view: 'pv', page_ping: 'pp', struct: 'se', unstruct: 'ue', transaction: 'tr', transaction_item: 'ti' }
-/** Tracker protocol parameters rebuilt from enriched fields. */
+/** Tracker protocol parameters rebuilt from enriched fields (events whose request was not kept). */
 const PARAMETERS: readonly (readonly [string, string])[] = [
   ['aid', 'app_id'], ['p', 'platform'], ['tv', 'v_tracker'], ['tna', 'name_tracker'], ['eid', 'event_id'], ['uid', 'user_id'], ['duid', 'domain_userid'], ['vid', 'domain_sessionidx'],
   ['sid', 'domain_sessionid'], ['url', 'page_url'], ['page', 'page_title'], ['refr', 'page_referrer'], ['lang', 'br_lang'], ['cs', 'doc_charset'], ['tz', 'os_timezone'],
@@ -179,12 +181,16 @@ interface GoodRow {
   event_type: string | null
   schema_uri: string | null
   failed: boolean
+  /** What the collector received (./raw-events.ts), when it was kept. */
+  raw_parameters: string | null
+  raw_context: string | null
 }
 
 function goodEvent(row: GoodRow) {
   const line: Line = { cols: row.line.split('\t') }
   const doc = JSON.parse(row.doc) as Record<string, unknown>
-  return { rawEvent: rawEvent(doc), eventType: row.event_type, schema: row.schema_uri, contexts: contextUris(line), event: nonLossy(line, doc), incomplete: false }
+  const raw = row.raw_parameters !== null && row.raw_context !== null ? storedRawEvent(row.raw_context, row.raw_parameters) : rawEvent(doc)
+  return { rawEvent: raw, eventType: row.event_type, schema: row.schema_uri, contexts: contextUris(line), event: nonLossy(line, doc), incomplete: false }
 }
 
 /** A bad row's raw event (its `payload.raw`, where the failure has one). */
@@ -240,17 +246,23 @@ async function good(db: SearchDb, body: Record<string, unknown>) {
     return `$${params.length}`
   }
   const where = ['TRUE']
-  if (eventType !== undefined) where.push(`event_type = ${p(eventType)}`)
-  if (schema !== undefined) where.push(`schema_uri = ${p(schema)}`)
+  if (eventType !== undefined) where.push(`g.event_type = ${p(eventType)}`)
+  if (schema !== undefined) where.push(`g.schema_uri = ${p(schema)}`)
   // a context's shredded key is in the document: a cheap first cut, checked exactly below
   for (const uri of contexts) {
     const m = /^iglu:([^/]+)\/([^/]+)\/[^/]+\/([0-9]+)-[0-9]+-[0-9]+$/.exec(uri)
     if (!m) return []
-    where.push(`position(${p(`"${uri}"`)} in line) > 0`)
+    where.push(`position(${p(`"${uri}"`)} in g.line) > 0`)
   }
   const lim = limit !== undefined && contexts.length === 0 ? ` LIMIT ${p(limit)}` : ''
+  const t = tablesOf(db)
+  // each event with the request it came from, when that was kept (by event id and collector time)
   const r = await db.sql.query<GoodRow>(
-    `SELECT line, doc::text AS doc, event_type, schema_uri, failed FROM ${tablesOf(db).good} WHERE ${where.join(' AND ')} ORDER BY collector_tstamp DESC, seq DESC${lim}`,
+    `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context
+       FROM ${t.good} g
+       LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
+       LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
+       WHERE ${where.join(' AND ')} ORDER BY g.collector_tstamp DESC, g.seq DESC${lim}`,
     params,
   )
   let events = r.rows.map(goodEvent)

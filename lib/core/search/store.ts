@@ -10,6 +10,7 @@
  * its own schema, without relying on a per-connection `search_path`.
  */
 import { SPEC_CONTEXT_KEY, specIdsOfBadRow, type BadDocument, type GoodDocument } from './documents'
+import type { RawRows } from './raw-events'
 import { badRowWords } from './words'
 
 export interface SqlClient {
@@ -32,6 +33,9 @@ export interface SearchTables {
   readonly bad: string
   /** Failed events (the `incomplete` stream): kept out of the good index, read by the Micro API's `/micro/events` and timeline. */
   readonly incomplete: string
+  /** What the collector received, for `/micro/good`'s `rawEvent` (see ./raw-events.ts): per payload, and per tracker event. */
+  readonly rawPayloads: string
+  readonly rawEvents: string
   readonly migrations: string
   /** Bad rows claimed by recovery runs, by bad row id (rows of the search store and of the archive alike). */
   readonly recoveryClaims: string
@@ -55,7 +59,7 @@ export function schemaForPrefix(prefix: string): string {
 
 export function tablesOf(db: SearchDb): SearchTables {
   const q = `"${db.schema}"`
-  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, migrations: `${q}.search_schema_migrations`, recoveryClaims: `${q}.recovery_claims`, recoveryRuns: `${q}.recovery_runs` }
+  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, rawPayloads: `${q}.raw_payloads`, rawEvents: `${q}.raw_events`, migrations: `${q}.search_schema_migrations`, recoveryClaims: `${q}.recovery_claims`, recoveryRuns: `${q}.recovery_runs` }
 }
 
 export interface Migration {
@@ -184,6 +188,27 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    // The requests as the collector received them (./raw-events.ts). JSON kept as text, not jsonb: it is only
+    // read back whole, and text keeps the parameters' order and bytes as sent (PostgreSQL compresses long values).
+    version: 6,
+    statements: (t) => [
+      `CREATE TABLE ${t.rawPayloads} (
+        id text PRIMARY KEY,
+        collector_tstamp timestamptz NOT NULL,
+        context text NOT NULL
+      )`,
+      `CREATE INDEX raw_payloads_collector_tstamp ON ${t.rawPayloads} (collector_tstamp)`,
+      `CREATE TABLE ${t.rawEvents} (
+        event_id text NOT NULL,
+        collector_tstamp timestamptz NOT NULL,
+        payload_id text NOT NULL,
+        parameters text NOT NULL,
+        PRIMARY KEY (event_id, collector_tstamp)
+      )`,
+      `CREATE INDEX raw_events_collector_tstamp ON ${t.rawEvents} (collector_tstamp)`,
+    ],
+  },
 ]
 
 /** The time column each index is searched and aged by. */
@@ -276,6 +301,36 @@ export async function upsertBad(db: SearchDb, docs: readonly BadDocument[]): Pro
   }
 }
 
+/** Inserts what the collector received (a redelivered record changes nothing; an event id sent again at the same time: the last copy wins). */
+export async function upsertRaw(db: SearchDb, rows: RawRows): Promise<void> {
+  const t = tablesOf(db)
+  for (let i = 0; i < rows.payloads.length; i += ROWS_PER_STATEMENT) {
+    const chunk = dedupe(rows.payloads.slice(i, i + ROWS_PER_STATEMENT))
+    const params: unknown[] = []
+    const values = chunk.map((p) => {
+      const n = params.length
+      params.push(p.id, iso(p.collectorTstamp), p.context)
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3})`
+    })
+    await db.sql.query(`INSERT INTO ${t.rawPayloads} (id, collector_tstamp, context) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`, params)
+  }
+  for (let i = 0; i < rows.events.length; i += ROWS_PER_STATEMENT) {
+    const byKey = new Map<string, RawRows['events'][number]>()
+    for (const e of rows.events.slice(i, i + ROWS_PER_STATEMENT)) byKey.set(`${e.eventId} ${e.collectorTstamp}`, e)
+    const params: unknown[] = []
+    const values = [...byKey.values()].map((e) => {
+      const n = params.length
+      params.push(e.eventId, iso(e.collectorTstamp), e.payloadId, e.parameters)
+      return `($${n + 1}, $${n + 2}::timestamptz, $${n + 3}, $${n + 4})`
+    })
+    await db.sql.query(
+      `INSERT INTO ${t.rawEvents} (event_id, collector_tstamp, payload_id, parameters) VALUES ${values.join(', ')}
+       ON CONFLICT (event_id, collector_tstamp) DO UPDATE SET payload_id = EXCLUDED.payload_id, parameters = EXCLUDED.parameters`,
+      params,
+    )
+  }
+}
+
 /** One row per id within a statement (PostgreSQL refuses to update a row twice in one INSERT); the last copy wins. */
 function dedupe<T extends { id: string }>(docs: readonly T[]): T[] {
   const byId = new Map<string, T>()
@@ -291,6 +346,7 @@ export async function countDocuments(db: SearchDb, index: SearchIndex): Promise<
 /** Empties an index. */
 export async function deleteIndex(db: SearchDb, index: SearchIndex): Promise<void> {
   await db.sql.query(`DELETE FROM ${tablesOf(db)[index]}`)
+  if (index === 'good') for (const table of [tablesOf(db).rawEvents, tablesOf(db).rawPayloads]) await db.sql.query(`DELETE FROM ${table}`)
   if (index === 'bad') await db.sql.query(`DELETE FROM ${tablesOf(db).incomplete}`) // a failed event goes with its bad row
 }
 
@@ -302,6 +358,7 @@ export async function purgeOlderThan(db: SearchDb, days: number, now: number): P
     const r = await db.sql.query<{ n: string | number }>(`WITH gone AS (DELETE FROM ${tablesOf(db)[index]} WHERE ${TIME_COLUMNS[index]} < $1::timestamptz RETURNING 1) SELECT count(*) AS n FROM gone`, [cutoff])
     out[index] = Number(r.rows[0]!.n)
   }
-  await db.sql.query(`DELETE FROM ${tablesOf(db).incomplete} WHERE collector_tstamp < $1::timestamptz`, [cutoff])
+  const t = tablesOf(db)
+  for (const table of [t.incomplete, t.rawEvents, t.rawPayloads]) await db.sql.query(`DELETE FROM ${table} WHERE collector_tstamp < $1::timestamptz`, [cutoff])
   return out
 }

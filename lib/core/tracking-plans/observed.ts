@@ -1,6 +1,6 @@
 /**
  * What the pipeline observed of event specifications, from the search store's
- * indexed `spec_ids` columns (migration 4 in `../search/store.ts`): events
+ * indexed `spec_ids` columns (migration 5 in `../search/store.ts`): events
  * tagged with a specification (the tracker's or enrich's `event_specification`
  * entity) and bad rows whose enrichment failures name it. Every statement
  * reads the typed columns and indexes: the tagged events of a window through
