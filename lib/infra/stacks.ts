@@ -292,7 +292,7 @@ export class FloeAppStack extends Stack {
     }
     if (domain) {
       // The control plane's domain form answers with the domain deployed.
-      fns.controlPlane?.fn.addEnvironment(API_DOMAIN_ENV, domain.name)
+      fns.controlPlane?.fn.addEnvironment(API_DOMAIN_ENV, settings.domain!.name)
       new CfnOutput(this, 'ApiDomainTarget', { value: domain.regionalDomainName, description: `Point ${domain.name} here (CNAME or alias record)` })
     }
     // Basic authentication: the declared authorizer in front of every route of a function with `auth: 'basic'`.
