@@ -108,8 +108,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value
   }
-  // As API Gateway: the scheme the client used, whatever the client sent.
-  headers['x-forwarded-proto'] = secure ? 'https' : 'http'
+  // Over TLS, as API Gateway says it: the pages' cross-site check then compares https:// origins.
+  if (secure) headers['x-forwarded-proto'] = 'https'
   const query = parseQuery(rawQueryString)
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '')
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
