@@ -14,6 +14,8 @@ import { enrichmentFiles } from '../infra/enrichments'
 import { envVar } from '../infra/resources'
 import { database } from './database'
 import { licenceAccepted } from '../runtime/licence'
+import { httpsControl } from '../runtime/https'
+import { API_DOMAIN_ENV, awsDomainAnswer } from '../core/https/aws'
 import { bumpGenerations, restartHere } from '../runtime/restarts'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients, LOCAL_ENDPOINTS_ENV } from './clients'
@@ -134,11 +136,18 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
     async setTelemetryDisabled(disable) {
       await ddb.send(new PutItemCommand({ TableName: settings, Item: { ...TELEMETRY_KEY, disable: { BOOL: disable }, updatedAt: { S: new Date().toISOString() } } }))
     },
-    domainAnswer(domain) {
-      if (runsLocally(env)) {
-        return `Floe runs on this machine; to serve it at https://${domain}, point ${domain} at this machine and put a TLS-terminating proxy in front of the Floe port. Nothing was changed.`
-      }
-      return `To serve Floe at https://${domain}, deploy again with: npx cdk deploy --all -c domainName=${domain} -c certificateArn=<the ARN of an ACM certificate for ${domain} in the stack's region>, then point ${domain} at the regional domain name in the stack output ApiDomainTarget (a CNAME or an alias record). Nothing was changed yet.`
+    async submitDomain(domain) {
+      // Locally the stack obtains a certificate and serves HTTPS itself.
+      const local = runsLocally(env) ? httpsControl() : undefined
+      if (local) return local.submit(domain)
+      if (runsLocally(env)) return { status: 409, message: `This stack does not serve HTTPS (it was started without it). Nothing was changed.` }
+      return { status: 200, message: awsDomainAnswer(domain, env[API_DOMAIN_ENV]) }
+    },
+    async domainState() {
+      const local = runsLocally(env) ? httpsControl() : undefined
+      if (local) return local.state()
+      const current = env[API_DOMAIN_ENV] || undefined
+      return { deployment: 'aws', domain: current, configuredAtDeployTime: true }
     },
     now: () => new Date(),
     trackingPlans: trackingPlansFromEnvironment(env, clients),

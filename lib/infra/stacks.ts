@@ -30,6 +30,7 @@ import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { ENRICH_OFF_ENV, ENRICH_TRIGGER_ENV, type EnrichTrigger } from '../core/health/report'
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
+import { API_DOMAIN_ENV } from '../core/https/aws'
 import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
 import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggerFailureMetricsId, streamTriggerFailurePrefix, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
@@ -291,6 +292,8 @@ export class FloeAppStack extends Stack {
       this.collectorLoadBalancer = collectorLoadBalancer(this, fns[defaultFn].fn, settings.domain, settings.logRetentionDays)
     }
     if (domain) {
+      // The control plane's domain form answers with the domain deployed.
+      fns.controlPlane?.fn.addEnvironment(API_DOMAIN_ENV, settings.domain!.name)
       new CfnOutput(this, 'ApiDomainTarget', { value: domain.regionalDomainName, description: `Point ${domain.name} here (CNAME or alias record)` })
     }
     // Basic authentication: the declared authorizer in front of every route of a function with `auth: 'basic'`.

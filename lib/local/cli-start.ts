@@ -10,6 +10,7 @@ import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
 import { passwordProblem, usernameProblem } from '../core/auth/basic'
 import { firstStartSecrets } from './first-start'
+import { httpsFromEnvironment, HttpsSettingsError } from './https/settings'
 
 /** The data directory of the local stack: `FLOE_DATA_DIR`, or `.floe` in the working directory. */
 export function dataDir(): string {
@@ -88,6 +89,13 @@ export async function startFromCli(): Promise<number> {
     process.stderr.write(`floe: ${username && usernameProblem(username) ? 'FLOE_USERNAME' : 'FLOE_PASSWORD'}: ${credentialsProblem}\n`)
     return 2
   }
+  try {
+    httpsFromEnvironment(process.env)
+  } catch (err) {
+    if (!(err instanceof HttpsSettingsError)) throw err
+    process.stderr.write(`floe: ${err.message.split('\n').join('\nfloe: ')}\n`)
+    return 2
+  }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
   const emulatorHost = emulatorHostFor(host)
   if (emulatorHost !== host) log(`FLOE_HOST is ${host}: the gateway (port ${port || 'chosen'}) is reachable from other machines; the emulators listen on ${emulatorHost} only`)
@@ -138,6 +146,7 @@ export async function startFromCli(): Promise<number> {
       '',
       `Floe is up in ${seconds}s`,
       `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
+      ...(stack.https.secureOrigin() ? [`  HTTPS           ${stack.https.secureOrigin()}  (certificate until ${stack.https.state().certificate?.notAfter})`] : []),
       `  home            ${stack.url}/home  ·  dashboard ${stack.url}/dashboard-ui`,
       ...secretLines,
       `  DynamoDB Local  ${stack.endpoints.dynamodb}`,

@@ -7,6 +7,7 @@ import { functions, httpAuthorizer, type FunctionDecl, type FunctionKey, type Ro
 import { parseQuery } from '../http/apigateway'
 import { invoke, InvocationTimeoutError } from './handlers'
 import { countExchange } from './metrics'
+import { ACME_CHALLENGE_PREFIX } from '../core/https/rules'
 
 interface CompiledRoute {
   readonly routeKey: string
@@ -90,7 +91,7 @@ function compareScores(a: number[], b: number[]): number {
 const TEXT_TYPES = /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded|[\w.+-]+\+(json|xml)))/i
 
 /** Builds the payload format 2.0 event API Gateway would send for this request. */
-export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, params: Record<string, string> | undefined, now: number): APIGatewayProxyEventV2 {
+export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, params: Record<string, string> | undefined, now: number, secure = false): APIGatewayProxyEventV2 {
   const url = req.url ?? '/'
   const q = url.indexOf('?')
   const rawPath = q < 0 ? url : url.slice(0, q)
@@ -107,6 +108,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value
   }
+  // Over TLS, as API Gateway says it: the pages' cross-site check then compares https:// origins.
+  if (secure) headers['x-forwarded-proto'] = 'https'
   const query = parseQuery(rawQueryString)
   const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '')
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '')
@@ -210,7 +213,25 @@ const MAX_BODY = 10 * 1024 * 1024
 export interface Gateway {
   readonly url: string
   readonly server: Server
+  /** Serves one request as the HTTP port does; `secure` for a request that came over TLS. */
+  handle(req: IncomingMessage, res: ServerResponse, secure: boolean): void
   close(): Promise<void>
+}
+
+/** What the HTTPS of the stack adds to the gateway (lib/local/https). */
+export interface GatewayTls {
+  /** The key authorization of an ACME HTTP-01 token, or undefined. */
+  challenge(token: string): string | undefined
+  /** The origin (`https://domain[:port]`) pages and APIs on plain HTTP move to, while HTTPS serves. */
+  secureOrigin(): string | undefined
+}
+
+/** Functions that keep answering on plain HTTP once HTTPS serves: trackers configured with http:// keep their events; monitors keep /health. */
+const PLAIN_HTTP_FUNCTIONS: ReadonlySet<FunctionKey> = new Set(['collector', 'health'] as FunctionKey[])
+
+function plainText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', ...headers })
+  res.end(body)
 }
 
 /**
@@ -218,10 +239,31 @@ export interface Gateway {
  * API does: each request becomes a payload format 2.0 event for the same
  * handler the CDK app deploys, and the handler's result is written back.
  */
-export async function startGateway(opts: { host?: string; port?: number; log?: (l: string) => void } = {}): Promise<Gateway> {
+export async function startGateway(opts: { host?: string; port?: number; log?: (l: string) => void; tls?: GatewayTls } = {}): Promise<Gateway> {
   const table = compileRoutes()
   const log = opts.log ?? (() => {})
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, secure: boolean) => {
+    const url = req.url ?? '/'
+    const path = url.split('?')[0]!
+    // ACME's HTTP-01 challenge: open (no basic authentication), GET only, nothing but the tokens answered.
+    if (opts.tls && path.startsWith(ACME_CHALLENGE_PREFIX)) {
+      req.resume()
+      const token = path.slice(ACME_CHALLENGE_PREFIX.length)
+      const answer = req.method === 'GET' || req.method === 'HEAD' ? (/^[\w-]{1,256}$/.test(token) ? opts.tls.challenge(token) : undefined) : undefined
+      if (answer === undefined) return plainText(res, 404, 'no such ACME challenge\n')
+      return plainText(res, 200, answer)
+    }
+    const origin = secure ? undefined : opts.tls?.secureOrigin()
+    if (origin !== undefined) {
+      const route = selectRoute(table, req.method ?? 'GET', path)
+      if (route && !PLAIN_HTTP_FUNCTIONS.has(route.fn)) {
+        req.resume()
+        // 308 keeps the method and body of API calls; pages are moved for good (301).
+        const status = req.method === 'GET' || req.method === 'HEAD' ? 301 : 308
+        const target = `${origin}${url.startsWith('/') ? url : '/'}`
+        return plainText(res, status, `moved to ${target}\n`, { location: target })
+      }
+    }
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (c: Buffer) => {
@@ -230,12 +272,10 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
     })
     req.on('end', async () => {
       if (size > MAX_BODY) return errorResponse(res, 413, 'Request Entity Too Large')
-      const url = req.url ?? '/'
-      const path = url.split('?')[0]!
       const route = selectRoute(table, req.method ?? 'GET', path)
       if (!route) return errorResponse(res, 404, 'Not Found')
       countExchange(route.fn, req, res, size) // bytes in and out, per function, for /metrics
-      const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now())
+      const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now(), secure)
       try {
         const refused = await authorizeRoute(route.fn, event)
         if (refused) return errorResponse(res, refused.status, refused.message)
@@ -249,7 +289,8 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
         errorResponse(res, 500, 'Internal Server Error')
       }
     })
-  })
+  }
+  const server = createServer((req, res) => handle(req, res, false))
   server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -259,6 +300,7 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
   return {
     url: `http://${address}:${port}`,
     server,
+    handle,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())

@@ -23,6 +23,9 @@ import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { onLicenceAccepted } from '../runtime/licence'
 import { recordedLicence } from '../aws/licence'
 import { provision } from './provision'
+import { LocalHttps, type LocalHttpsOptions } from './https/manager'
+import { httpsFromEnvironment } from './https/settings'
+import { setHttpsControl } from '../runtime/https'
 import { StreamTrigger } from './stream-trigger'
 
 export interface LocalStackOptions {
@@ -55,6 +58,8 @@ export interface LocalStackOptions {
    */
   readonly logsDir?: string
   readonly log?: (line: string) => void
+  /** Time limits of the HTTPS certificate work (tests make them short); the settings come from the environment. */
+  readonly https?: Pick<LocalHttpsOptions, 'requestTimeoutMs' | 'issueTimeoutMs' | 'answerWithinMs' | 'renewCheckMs'>
 }
 
 export interface LocalStack {
@@ -64,6 +69,8 @@ export interface LocalStack {
   readonly triggers: ReadonlyMap<string, StreamTrigger>
   /** Stream triggers not started because their function cannot run, with the reason. */
   readonly disabledTriggers: ReadonlyMap<string, string>
+  /** HTTPS of the stack: the domain submitted on the control plane and its certificate. */
+  readonly https: LocalHttps
   /** Waits until every stream trigger has consumed everything written so far. */
   drain(): Promise<void>
   stop(): Promise<void>
@@ -94,6 +101,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   searchTimeoutMs({ ...process.env, ...opts.environment })
   schemaCacheSeconds({ ...process.env, ...opts.environment })
   eventSpecDefaultOn({ ...process.env, ...opts.environment })
+  const tls = httpsFromEnvironment({ ...process.env, ...opts.environment })
   const logsDir = opts.logsDir ?? (opts.dataDir === undefined ? undefined : join(opts.dataDir, 'logs'))
   const logFiles = logsDir === undefined ? undefined : openLogs(logsDir, logMaxBytes({ ...process.env, ...opts.environment }))
   // The stack's own lines: to the caller (the terminal) and to floe.log.
@@ -108,6 +116,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   })).endpoints
   const stopEmulators = async () => emulators?.stop()
   let gateway: Gateway | undefined
+  let https: LocalHttps | undefined
   const triggers = new Map<string, StreamTrigger>()
   const disabledTriggers = new Map<string, string>()
   /** What this stack marked down on `/health` for as long as it runs. */
@@ -192,18 +201,25 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         await startTrigger(t)
       }
     }
-    gateway = await startGateway({ host: opts.host, port: opts.port, log })
+    https = new LocalHttps({ ...opts.https, ...tls, dir: opts.dataDir === undefined ? undefined : join(opts.dataDir, 'https'), host: opts.host ?? '127.0.0.1', log })
+    gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https })
+    await https.start(gateway.handle)
+    setHttpsControl(https)
     const g = gateway
+    const h = https
     return {
       url: g.url,
       endpoints,
       names,
       triggers,
       disabledTriggers,
+      https: h,
       drain: async () => {
         await Promise.all([...triggers.values()].map((t) => t.drain()))
       },
       async stop() {
+        setHttpsControl(undefined)
+        await h.stop()
         await g.close()
         await Promise.all([...triggers.values()].map((t) => t.stop()))
         clearHealth()
@@ -212,6 +228,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       },
     }
   } catch (err) {
+    setHttpsControl(undefined)
+    await https?.stop()
     await gateway?.close()
     await Promise.all([...triggers.values()].map((t) => t.stop()))
     clearHealth()

@@ -4,6 +4,7 @@
  * containers. The effects go through ports; this module holds the rules.
  */
 import { isUuidV4 } from '../iglu/apikeys'
+import { domainProblem } from '../https/rules'
 import { passwordProblem, usernameProblem } from '../auth/basic'
 import { serviceAliases, serviceNames, type ServiceName } from '../services'
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
@@ -34,8 +35,13 @@ export interface ControlPlaneDeps extends Omit<EnrichmentDeps, 'restart'> {
   probe(uri: string): Promise<string | undefined>
   telemetryDisabled(): Promise<boolean>
   setTelemetryDisabled(disable: boolean): Promise<void>
-  /** What submitting a domain name means in this deployment (a sentence). */
-  domainAnswer(domain: string): string
+  /**
+   * Serves the deployment at `domain` (checked to be a domain name before), or
+   * says what it takes: the status and the sentence of the answer.
+   */
+  submitDomain(domain: string): Promise<{ readonly status: number; readonly message: string }>
+  /** The state of HTTPS (domain, certificate, progress, last failure), as JSON. */
+  domainState(): Promise<unknown>
   now(): Date
   /** Whether, and by whom, the licence enrich runs under is accepted. */
   licence(): Promise<LicenceState>
@@ -71,8 +77,6 @@ export const ANSWERS = {
   added: 'added successfully',
   changed: 'changed successfully',
 } as const
-
-const DOMAIN = /^(?=.{1,253}$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))+$/
 
 const bad = (message: string, status = 400) => text(status, `${message}\n`)
 
@@ -177,14 +181,16 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       return text(200, ANSWERS.changed)
     },
     async 'domain-name'(req) {
-      if (req.method !== 'POST') return bad('Only POST is supported', 405)
+      if (req.method === 'GET' || req.method === 'HEAD') return json(200, await deps.domainState())
+      if (req.method !== 'POST') return bad('Only GET and POST are supported', 405)
       const f = formOf(req)
       if (f.error) return f.error
       const form = f.form
-      const domain = form.domain_name?.trim().toLowerCase().replace(/\.$/, '')
-      if (!domain) return bad('missing parameter domain_name')
-      if (!DOMAIN.test(domain)) return bad(`'${domain.slice(0, 255)}' is not a domain name (e.g. collector.acme.com)`)
-      return text(200, `${deps.domainAnswer(domain)}\n`)
+      if (form.domain_name === undefined || form.domain_name.trim() === '') return bad('missing parameter domain_name')
+      const checked = domainProblem(form.domain_name)
+      if (checked.problem !== undefined) return bad(checked.problem)
+      const answer = await deps.submitDomain(checked.domain)
+      return text(answer.status, `${answer.message}\n`)
     },
     async license(req) {
       if (req.method === 'GET' || req.method === 'HEAD') return json(200, await deps.licence())

@@ -430,7 +430,7 @@ export function ControlPlane() {
         title="Domain name"
         method="POST"
         path="/control-plane/domain-name"
-        help="The domain this stack should be served on; the answer says what it takes in this deployment."
+        help="The domain to serve this stack on over HTTPS. On a single instance the name must resolve to this server: a certificate is obtained over ACME (port 80 answers the challenge) and HTTPS starts on FLOE_HTTPS_PORT; progress and renewals show on the Overview page. On AWS the answer gives the deploy-time settings."
         submitLabel="Set domain"
         initial=${{ domain_name: '' }}
         fields=${({ values, set }) => html`<${Field} label="domain_name"><input name="domain_name" class="mono" required value=${values.domain_name} placeholder="collector.acme.com" onInput=${(e) => set('domain_name', e.currentTarget.value)} /><//>`}

@@ -110,6 +110,38 @@ function Versions() {
   </article>`
 }
 
+/** HTTPS of this deployment: the domain submitted on the control plane, its certificate, renewal, progress. */
+function Https() {
+  const [s, setS] = useState(undefined)
+  const load = () =>
+    getJson('/control-plane/domain-name')
+      .then((j) => setS({ ok: true, j }))
+      .catch((e) => setS({ ok: false, text: e.status ? `unavailable (HTTP ${e.status})` : e.message }))
+  useEffect(() => {
+    void load()
+    const t = setInterval(load, 5000)
+    return () => clearInterval(t)
+  }, [])
+  const j = s?.ok ? s.j : undefined
+  const kv = (label, value, key) => html`<div class="kv"><dt>${label}</dt><dd class="mono" data-https=${key}>${value}</dd></div>`
+  let body
+  if (!s) body = kv('State', '…', 'state')
+  else if (!s.ok) body = kv('State', s.text, 'state')
+  else if (j.deployment === 'aws') body = kv('Custom domain', j.domain ?? 'none (set at deploy time: -c domainName -c certificateArn)', 'domain')
+  else
+    body = html`
+      ${kv('State', j.serving ? html`<span class="badge ok">serving ${j.url}</span>` : j.domain ? html`<span class="badge err">not serving</span>` : html`<span class="badge muted">HTTP only</span>`, 'state')}
+      ${j.certificate ? kv('Certificate', `${j.domain} · ${j.certificate.issuer} · valid until ${j.certificate.notAfter}`, 'certificate') : null}
+      ${j.pending ? kv('In progress', `${j.pending.domain}: ${j.pending.step} (since ${j.pending.since})`, 'pending') : null}
+      ${j.lastRenewal ? kv('Last renewal', `${j.lastRenewal.ok ? 'renewed' : 'failed'} at ${j.lastRenewal.at}`, 'renewal') : null}
+      ${j.lastError ? kv('Last failure', `${j.lastError.domain} at ${j.lastError.at}: ${j.lastError.reason}`, 'error') : null}
+      ${j.problem ? kv('Problem', j.problem, 'problem') : null}`
+  return html`<article class="card">
+    <header class="card-head"><h3>HTTPS</h3><a href="#/control-plane" class="btn-link">Domain name →</a></header>
+    <dl class="kvs">${body}</dl>
+  </article>`
+}
+
 function Collector() {
   const url = collectorUrl()
   const snippet = `import { newTracker, trackPageView } from '@snowplow/browser-tracker'\n\nnewTracker('sp', '${url}', { appId: 'my-app' })\ntrackPageView()`
@@ -144,6 +176,9 @@ export function Overview() {
       </article>
     </div>
     <${Services} />
-    <${Versions} />
+    <div class="grid-2">
+      <${Versions} />
+      <${Https} />
+    </div>
   </div>`
 }

@@ -11,7 +11,7 @@ import { readGenerations } from '../../../lib/runtime/restarts'
 import { basicAuth, TEST_CREDENTIALS, testClients, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '2f6bd2b5-3c8a-4c0e-9d55-0d4b0b6a1c11'
-const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER, FLOE_RESOLVER_CACHE_TTL: '600' } })
+const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER, FLOE_RESOLVER_CACHE_TTL: '600', FLOE_DNS_SERVERS: '127.0.0.1:1' } })
 
 let auth = basicAuth()
 const cp = async (method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}) => {
@@ -286,13 +286,16 @@ describe('telemetry and domain name', () => {
     expect(await cp('DELETE', 'telemetry')).toMatchObject({ status: 405 })
   })
 
-  it('POST /control-plane/domain-name explains what to do; nothing is changed', async () => {
+  it('POST /control-plane/domain-name checks the name and that it resolves here; nothing is changed when it does not', async () => {
     expect(await cp('POST', 'domain-name', {})).toMatchObject({ status: 400, text: 'missing parameter domain_name\n' })
     expect(await cp('POST', 'domain-name', { domain_name: 'not a domain' })).toMatchObject({ status: 400 })
+    expect(await cp('POST', 'domain-name', { domain_name: '203.0.113.7' })).toMatchObject({ status: 400, text: expect.stringContaining('top-level domain') })
+    expect(await cp('POST', 'domain-name', { domain_name: `${'a'.repeat(64)}.com` })).toMatchObject({ status: 400, text: expect.stringContaining('is not a domain name') })
+    // (the DNS server of this stack does not answer: FLOE_DNS_SERVERS is a closed port)
     const r = await cp('POST', 'domain-name', { domain_name: 'Collector.Acme.com.' })
-    expect(r.status).toBe(200)
-    expect(r.text).toMatch(/https:\/\/collector\.acme\.com/)
-    expect(r.text).toMatch(/Nothing was changed/)
+    expect(r).toMatchObject({ status: 502, text: 'collector.acme.com could not be resolved through the DNS servers 127.0.0.1:1 (FLOE_DNS_SERVERS): ECONNREFUSED. Nothing was changed.\n' })
+    expect(JSON.parse((await cp('GET', 'domain-name')).text)).toMatchObject({ httpsPort: 443, serving: false })
+    expect(await cp('PUT', 'domain-name', { domain_name: 'collector.acme.com' })).toMatchObject({ status: 405 })
   })
 
   it('a form that is not urlencoded, or too large, is refused', async () => {

@@ -35,6 +35,13 @@ describe('the HTTP API in the template', () => {
     const withDomain = synthTemplates({ domainName: 'collector.acme.com', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc' }).app
     withDomain.hasResourceProperties('AWS::ApiGatewayV2::DomainName', { DomainName: 'collector.acme.com' })
     withDomain.hasOutput('ApiDomainTarget', {})
+    // the API mapping of the domain, and the control plane told the domain (its domain form answers with it)
+    withDomain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1)
+    withDomain.hasResourceProperties('AWS::ApiGatewayV2::DomainName', { DomainNameConfigurations: [{ CertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc', EndpointType: 'REGIONAL' }] })
+    const told = Object.values(withDomain.findResources('AWS::Lambda::Function')).map((r: any) => r.Properties).filter((p: any) => p.Environment?.Variables?.FLOE_API_DOMAIN !== undefined)
+    expect(told.map((p: any) => p.Environment.Variables.FLOE_API_DOMAIN)).toEqual(['collector.acme.com'])
+    expect(String(told[0].Description)).toMatch(/control plane/i)
+    expect(Object.values(app.findResources('AWS::Lambda::Function')).some((r: any) => r.Properties.Environment?.Variables?.FLOE_API_DOMAIN !== undefined)).toBe(false)
     expect(Object.keys(app.findResources('AWS::ApiGatewayV2::DomainName'))).toHaveLength(0)
     expect(() => synthTemplates({ domainName: 'collector.acme.com' })).toThrow(/needs both -c domainName=<domain> and -c certificateArn/)
   })
