@@ -91,6 +91,14 @@ export function finish(ev: EnrichedEvent, failures: readonly Entity[] = []): voi
 
 /** Java `Float.toString`: the shortest decimal that reads back as the same float. */
 export function javaFloat(x: number): string {
+  // The same coordinates recur event after event (IP lookups); 0 is not kept (-0 and 0 are one key).
+  return x === 0 ? javaFloatText(x) : memo(floatTexts, x, 1024, javaFloatText)
+}
+
+const floatTexts = new Map<number, string>()
+
+/** {@link javaFloat}, computed. */
+export function javaFloatText(x: number): string {
   const f = Math.fround(x)
   if (f === 0) return Object.is(f, -0) ? '-0.0' : '0.0'
   if (!Number.isFinite(f)) return Number.isNaN(f) ? 'NaN' : f > 0 ? 'Infinity' : '-Infinity'
@@ -130,6 +138,15 @@ export function toTsv(f: readonly Value[]): string {
   let plain = f.length === FIELD_COUNT
   for (let j = 0; j < FLOAT_COLUMNS.length; j++) if (typeof f[FLOAT_COLUMNS[j]!] === 'number') plain = false
   if (plain) return f.join('\t')
+  if (f.length === FIELD_COUNT) {
+    // The float columns written as Java does, then joined as above.
+    const g = f.slice()
+    for (let j = 0; j < FLOAT_COLUMNS.length; j++) {
+      const v = g[FLOAT_COLUMNS[j]!]
+      if (typeof v === 'number') g[FLOAT_COLUMNS[j]!] = javaFloat(v)
+    }
+    return g.join('\t')
+  }
   let s = ''
   for (let i = 0; i < FIELD_COUNT; i++) {
     const v = f[i]

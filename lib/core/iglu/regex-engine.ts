@@ -119,6 +119,11 @@ export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
   }
   // ajv keys its compiled patterns by `toString()`: it must differ per pattern.
   const text = `/${pattern}/${flags}`
+  if (backtrackFree(pattern)) {
+    // Nothing to try again: the native engine runs it in linear time, and is ECMA's by definition.
+    const native = new RegExp(pattern, flags.includes('u') ? 'u' : '')
+    return { test: (input: string) => native.test(input), toString: () => text }
+  }
   const size = re.matcher('').programSize()
   // The same short values recur event after event (schema URIs, enum-like codes): their answers are kept.
   const seen = new Map<string, boolean>()
@@ -205,6 +210,63 @@ export function withPatternBudget<T>(budget: PatternBudget, fn: () => T): T {
 /** The budget checks are charged to now, if any. */
 export function currentPatternBudget(): PatternBudget | undefined {
   return current
+}
+
+/** Characters that mean something in a pattern outside a class (a literal one is escaped). */
+const SYNTAX = new Set('^$\\.|?*+()[]{}')
+/** Characters that stand for themselves when escaped. */
+const ESCAPED = new Set('^$\\.|?*+()[]{}/-')
+/** Class escapes (`\d`, `\w`, `\s` and their complements). */
+const CLASS_ESCAPES = new Set('dDwWsS')
+
+/**
+ * Whether `pattern` is a fixed sequence of one-character atoms (literal or
+ * escaped characters, `.`, `\d`-style escapes, character classes without
+ * escapes other than those), each at most repeated an exact number of times
+ * (`{n}`), optionally between `^` and `$`: such as a UUID's or a date's pattern.
+ * A backtracking engine has no alternative to try again on such a pattern, so
+ * it matches in time linear in the input — times the pattern's width when it
+ * is not anchored with `^` (every start is tried), so an unanchored one must
+ * match at most 16 characters. Anything else (alternation, groups, variable
+ * repeats, other escapes, wide unanchored sequences) is left to the
+ * linear-time engine and its budget.
+ */
+export function backtrackFree(pattern: string): boolean {
+  const anchored = pattern.startsWith('^')
+  let i = anchored ? 1 : 0
+  let width = 0
+  const end = pattern.endsWith('$') && !pattern.endsWith('\\$') ? pattern.length - 1 : pattern.length
+  while (i < end) {
+    const c = pattern[i]!
+    if (c === '\\') {
+      const n = pattern[i + 1]
+      if (n === undefined || !(CLASS_ESCAPES.has(n) || ESCAPED.has(n))) return false
+      i += 2
+    } else if (c === '[') {
+      i++
+      if (pattern[i] === '^') i++
+      if (pattern[i] === ']') return false
+      for (;;) {
+        const d = pattern[i]
+        if (d === undefined || i >= end || d === '[') return false
+        if (d === ']') break
+        if (d === '\\') {
+          const n = pattern[i + 1]
+          if (n === undefined || !(CLASS_ESCAPES.has(n) || ESCAPED.has(n))) return false
+          i += 2
+        } else i++
+      }
+      i++
+    } else if (c === '.' || !SYNTAX.has(c)) i++
+    else return false
+    if (pattern[i] === '{') {
+      const m = /^\{(\d{1,4})\}/.exec(pattern.slice(i, i + 6))
+      if (!m) return false
+      i += m[0].length
+      width += Number(m[1])
+    } else width++
+  }
+  return i === end && (anchored || width <= 16)
 }
 
 /** Inputs up to this length have their answers remembered, up to `MEMO_SIZE` per pattern. */

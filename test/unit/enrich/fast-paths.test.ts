@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestamp, plainMillis, toDims, toInt, toTimestamp, toUuid } from '../../../lib/core/enrich/convert'
-import { javaFloat, toPartialJson, toTsv } from '../../../lib/core/enrich/event'
+import { javaFloat, javaFloatText, toPartialJson, toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from '../../../lib/core/enrich/fields'
 import { arrayElements, compactJson, memberSpan, quote, sdjSpans, wrapperSpans } from '../../../lib/core/enrich/json'
 import { derivedTimestamp } from '../../../lib/core/enrich/steps'
@@ -218,6 +218,25 @@ describe('TSV line', () => {
     f[F.geo_longitude] = 12
     const withFloats = toTsv(f).split('\t')
     expect([withFloats[F.geo_latitude], withFloats[F.geo_longitude], withFloats[F.app_id]]).toEqual(['1.0E-5', '12.0', 'shop'])
+  })
+
+  it('with float columns: each column as the plain definition writes it; floats remembered give the computed text', () => {
+    const reference = (f: readonly (string | number | null)[]) => f.map((v, i) => (v === null ? '' : typeof v === 'string' ? v : FIELD_KINDS[i] === 'float' ? javaFloatText(v) : String(v))).join('\t')
+    const r = rng(29)
+    // a few recurring coordinates, and new ones, signed zeros, extremes
+    const floats = [0, -0, 43.88, 125.3228, -33.494, 151.2, 1e-5, 1e7, -1e-3, 3.4e38, NaN, Infinity]
+    for (let k = 0; k < 3000; k++) {
+      const f: (string | number | null)[] = new Array(FIELD_COUNT).fill(null)
+      for (let j = 0; j < 12; j++) {
+        const i = Math.floor(r() * FIELD_COUNT)
+        const kind = FIELD_KINDS[i]
+        f[i] = kind === 'int' || kind === 'bool' ? Math.floor(r() * 100) : kind === 'float' ? (r() < 0.7 ? floats[Math.floor(r() * floats.length)]! : (r() - 0.5) * 360) : 'x' + j
+      }
+      f[F.geo_latitude] = r() < 0.8 ? floats[Math.floor(r() * floats.length)]! : (r() - 0.5) * 180
+      expect(toTsv(f)).toBe(reference(f))
+      for (const i of [F.geo_latitude, F.geo_longitude]) if (typeof f[i] === 'number') expect(javaFloat(f[i] as number)).toBe(javaFloatText(f[i] as number))
+    }
+    expect([javaFloat(-0), javaFloat(0), javaFloat(0), javaFloat(-0)]).toEqual(['-0.0', '0.0', '0.0', '-0.0'])
   })
 })
 

@@ -14,7 +14,7 @@ import { Enricher } from '../../../lib/core/enrich/enrich'
 import { ENRICH_PROCESSOR } from '../../../lib/core/enrich/version'
 import { compileValidator } from '../../../lib/core/iglu/draft04'
 import { lint } from '../../../lib/core/iglu/lint'
-import { linearRegExp, schemaPatternProblems, toRe2, UnsupportedPattern } from '../../../lib/core/iglu/regex-engine'
+import { backtrackFree, linearRegExp, schemaPatternProblems, toRe2, UnsupportedPattern } from '../../../lib/core/iglu/regex-engine'
 import { MemoryRepository } from '../../../lib/core/iglu/repositories'
 import type { Resolver } from '../../../lib/core/iglu/resolver'
 import { resolverFromConfig } from '../../../lib/core/iglu/resolver-config'
@@ -92,6 +92,23 @@ describe('the linear-time engine', () => {
       // each input twice: the second answer comes from the memo (or not, past 256 characters)
       for (const s of [...inputs, ...inputs]) expect(memo.test(s)).toBe(plain.test(s))
     }), { numRuns: 200 })
+  })
+
+  it('runs fixed sequences of characters (a UUID, a date) natively, with the same answers as the plain engine', () => {
+    const fixed = ['^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$', '^\\d{4}-\\d{2}-\\d{2}$', '^[A-Z]{3}$', 'ab.\\.', '^[^\\s,]{2}\\$$', '[\\]\\-]{3}']
+    for (const p of fixed) expect(backtrackFree(p), p).toBe(true)
+    // anything with a choice to try again stays on the linear-time engine
+    for (const p of [...CATASTROPHIC.map(([p]) => p), '^[a-z]+$', '^a*$', '^a?b$', '^a{2,3}$', '^a{2,}$', '^(ab){2}$', '^a|b$', '^\\u0041$', '^\\bA$', '^[^]$', '[]', '^a{1}?$', 'a$b', '^[[a]]$', '[a-z]{17}', 'a{9999}b'])
+      expect(backtrackFree(p), p).toBe(false)
+    const unit = fc.constantFrom('a', 'Z', '0', '-', '.', '\\d', '\\w', '\\s', '\\.', '\\$', '[a-f0-9]', '[^a-z]', '[\\s,]', '[\\]x]')
+    const patterns = fc.tuple(fc.boolean(), fc.array(fc.tuple(unit, fc.option(fc.integer({ min: 0, max: 4 }))), { minLength: 1, maxLength: 4 }), fc.boolean())
+      .map(([start, atoms, end]) => `${start ? '^' : ''}${atoms.map(([u, n]) => (n === null ? u : `${u}{${n}}`)).join('')}${end ? '$' : ''}`)
+    fc.assert(fc.property(patterns, fc.array(fc.string({ unit: 'grapheme-ascii', maxLength: 12 }), { maxLength: 10 }), (p, inputs) => {
+      expect(backtrackFree(p)).toBe(true)
+      const plain = RE2JS.compile(toRe2(p))
+      const fast = linearRegExp(p)
+      for (const s of inputs) expect(fast.test(s), `${p} on ${s}`).toBe(plain.test(s))
+    }), { numRuns: 300 })
   })
 
   it('refuses what needs backtracking, and what is not a regular expression, with the reason', () => {

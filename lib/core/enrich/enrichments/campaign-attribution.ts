@@ -7,6 +7,7 @@
 import { tsv } from '../convert'
 import { F } from '../fields'
 import type { NameValue } from '../querystring'
+import type { EnrichedEvent } from '../event'
 import type { Enrichment } from '../steps'
 import { ConfigError, ORDER, type EnrichmentModule } from './module'
 
@@ -36,20 +37,39 @@ export interface MarketingCampaign {
 export function marketingFields(query: readonly NameValue[], f: CampaignFields): MarketingCampaign {
   const q = new Map<string, string>()
   for (const [k, v] of query) q.set(k, v ?? '')
-  const first = (names: readonly string[]) => {
-    for (const n of names) if (q.has(n)) return q.get(n)!
-    return null
+  let clickId: string | null = null
+  let network: string | null = null
+  for (const [p, n] of f.clickIds) {
+    const v = q.get(p)
+    if (v !== undefined) {
+      clickId = v
+      network = n
+      break
+    }
   }
-  const click = f.clickIds.find(([p]) => q.has(p))
   return {
-    medium: first(f.medium),
-    source: first(f.source),
-    term: first(f.term),
-    content: first(f.content),
-    campaign: first(f.campaign),
-    clickId: click ? q.get(click[0])! : null,
-    network: click ? click[1] : null,
+    medium: firstOf(q, f.medium),
+    source: firstOf(q, f.source),
+    term: firstOf(q, f.term),
+    content: firstOf(q, f.content),
+    campaign: firstOf(q, f.campaign),
+    clickId,
+    network,
   }
+}
+
+/** The value of the first of `names` in `q`, or null. */
+function firstOf(q: ReadonlyMap<string, string>, names: readonly string[]): string | null {
+  for (const n of names) {
+    const v = q.get(n)
+    if (v !== undefined) return v
+  }
+  return null
+}
+
+/** Sets a column to a campaign value when there is one. */
+function setField(ev: EnrichedEvent, col: number, v: string | null): void {
+  if (v !== null) ev.f[col] = tsv(v)
 }
 
 function names(v: unknown, at: string): string[] {
@@ -83,16 +103,13 @@ export const campaignAttribution: EnrichmentModule = {
         const query = input.pageQuery
         if (query === null || query.length === 0) return {}
         const m = marketingFields(query, f)
-        const set = (col: number, v: string | null) => {
-          if (v !== null) ev.f[col] = tsv(v)
-        }
-        set(F.mkt_medium, m.medium)
-        set(F.mkt_source, m.source)
-        set(F.mkt_term, m.term)
-        set(F.mkt_content, m.content)
-        set(F.mkt_campaign, m.campaign)
-        set(F.mkt_clickid, m.clickId)
-        set(F.mkt_network, m.network)
+        setField(ev, F.mkt_medium, m.medium)
+        setField(ev, F.mkt_source, m.source)
+        setField(ev, F.mkt_term, m.term)
+        setField(ev, F.mkt_content, m.content)
+        setField(ev, F.mkt_campaign, m.campaign)
+        setField(ev, F.mkt_clickid, m.clickId)
+        setField(ev, F.mkt_network, m.network)
         return {}
       },
     }
