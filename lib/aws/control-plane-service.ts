@@ -22,7 +22,7 @@ import { enrichTriggerFromEnvironment, lambdaMappingControl, resumeEnrich } from
 import { probeAsset, storedEnrichments } from './enrichments'
 import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
 import { recordedLicence, recordLicence } from './licence'
-import { DynamoKeyStore } from './registry-store'
+import { DynamoKeyStore, DynamoSchemaStore } from './registry-store'
 import { deploymentResolver } from './resolver'
 
 const TELEMETRY_KEY = { pk: { S: 'control-plane' }, sk: { S: 'telemetry' } }
@@ -146,6 +146,7 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
       const r = await recordedLicence(ddb, settings)
       return r ? { accepted: true, by: r.by, at: r.at, licence: LICENCE } : { accepted: false, licence: LICENCE }
     },
+    listSchemas: () => new DynamoSchemaStore(ddb, tableName('schemas')).listAll(),
     async acceptLicence(by, at) {
       await recordLicence(ddb, settings, { by, at: at.toISOString() })
       // Locally the stack starts enrich's trigger now; on AWS the trigger was deployed disabled.

@@ -103,6 +103,19 @@ export function badRowMessages(doc) {
   return out
 }
 
+/**
+ * The event of a failed event's bad row (`schema_violations`,
+ * `enrichment_failures`: the enriched event as far as enrich got), or
+ * undefined for other bad rows.
+ */
+export function failedEventOf(doc) {
+  const e = doc?.data?.payload?.enriched
+  return e !== null && typeof e === 'object' && !Array.isArray(e) ? e : undefined
+}
+
+/** What a failed event was: its `event_name`, else its `event`. */
+export const failedEventName = (e) => e?.event_name || e?.event || 'event'
+
 export const BAD_COLUMNS = [
   field('data.failure.timestamp', { label: 'failure timestamp', time: true }),
   { id: 'failure_type', label: 'failure type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
@@ -110,6 +123,7 @@ export const BAD_COLUMNS = [
   { id: 'message', label: 'message', source: ['data.failure'], wrap: true, value: (d) => badRowMessages(d) },
   field('data.payload.enriched.app_id', { label: 'app_id' }),
   field('data.payload.enriched.event', { label: 'event' }),
+  field('data.payload.enriched.event_name', { label: 'event_name' }),
   field('data.payload.enriched.event_id', { label: 'event_id' }),
   { id: 'processor', label: 'processor', source: ['data.processor'], value: (d) => (d?.data?.processor ? [`${d.data.processor.artifact} ${d.data.processor.version}`] : []) },
   field('schema'),
@@ -127,7 +141,7 @@ export function columnOf(index, id) {
 
 /** The `_source` paths the chosen columns need (and the row's identity). */
 export function sourceOf(index, ids) {
-  const paths = new Set(index === 'good' ? ['event_id', 'collector_tstamp', FAILURE_CONTEXT] : ['schema', 'data.failure.timestamp'])
+  const paths = new Set(index === 'good' ? ['event_id', 'collector_tstamp', FAILURE_CONTEXT] : ['schema', 'data.failure.timestamp', 'data.payload.enriched.event', 'data.payload.enriched.event_name'])
   for (const id of ids) for (const p of columnOf(index, id).source) paths.add(p)
   return [...paths]
 }
