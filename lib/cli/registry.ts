@@ -5,7 +5,7 @@ import { positionals, usageError, UsageError } from './command'
 import { isUuid, isUuidV4 } from '../core/iglu/apikeys'
 import { plural } from '../core/plural'
 import { compareSchemaKeys, parseSchemaPath, toIgluUri, toSchemaPath, type SchemaKey } from '../core/iglu/keys'
-import { hasErrors, lint, SKIPPABLE_CHECKS, type LintCheck } from '../core/iglu/lint'
+import type { LintCheck } from '../core/iglu/lint'
 // Only the option parsing here: the AWS SDK (`./target`, `./credentials`) is loaded when a command names a deployment.
 import { takeTargetOptions, TARGET_USAGE } from './target-options'
 
@@ -229,6 +229,8 @@ export const registryLintCommand: Command = {
     const { positional, opts } = flags(args)
     const [dir] = positionals(this, positional, 1) as [string]
     const skipRaw = opts.get('skip')
+    // the linter (and its JSON Schema validator) is loaded by this command only
+    const { hasErrors, lint, SKIPPABLE_CHECKS } = await import('../core/iglu/lint')
     const skip = typeof skipRaw === 'string' ? (skipRaw.split(',').map((s) => s.trim()).filter(Boolean) as LintCheck[]) : []
     const unknown = skip.filter((s) => !SKIPPABLE_CHECKS.includes(s))
     if (unknown.length > 0) throw new UsageError(`cannot skip ${unknown.join(', ')}; skippable checks: ${SKIPPABLE_CHECKS.join(', ')}`)
