@@ -110,7 +110,42 @@ export function badRowMessages(doc) {
  */
 export function failedEventOf(doc) {
   const e = doc?.data?.payload?.enriched
-  return e !== null && typeof e === 'object' && !Array.isArray(e) ? e : undefined
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return undefined
+  if (e.event_name) return e
+  // A self-describing event whose own schema failed has no event_name yet: it is the name in its schema's URI,
+  // read from the tracker's parameters (ue_pr, or ue_px in base64url) in the bad row's raw payload.
+  const m = /^iglu:([^/]+)\/([^/]+)\/[^/]+\/([^/]+)$/.exec(unstructSchemaOf(doc.data.payload.raw?.parameters) ?? '')
+  return m ? { ...e, event_vendor: e.event_vendor ?? m[1], event_name: m[2], event_version: e.event_version ?? m[3] } : e
+}
+
+/** The schema of the self-describing event in a raw payload's parameters (`[{name, value}]`; the search store keeps them as JSON text). */
+function unstructSchemaOf(raw) {
+  let parameters = raw
+  if (typeof raw === 'string' && raw.length <= 4_000_000) {
+    try {
+      parameters = JSON.parse(raw)
+    } catch {
+      return undefined
+    }
+  }
+  if (!Array.isArray(parameters)) return undefined
+  const param = (name) => parameters.find((p) => p?.name === name)?.value
+  let text = param('ue_pr')
+  const px = param('ue_px')
+  if (typeof text !== 'string' && typeof px === 'string') {
+    try {
+      text = new TextDecoder().decode(Uint8Array.from(atob(px.replace(/-/g, '+').replace(/_/g, '/').replace(/\s/g, '')), (c) => c.charCodeAt(0)))
+    } catch {
+      return undefined
+    }
+  }
+  if (typeof text !== 'string' || text.length > 1_000_000) return undefined
+  try {
+    const schema = JSON.parse(text)?.data?.schema
+    return typeof schema === 'string' ? schema : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** What a failed event was: its `event_name`, else its `event`. */

@@ -33,6 +33,7 @@ beforeAll(async () => {
   context.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(`${p.url()}: ${e.message}`)))
   context.on('request', (r) => r.url().includes('/registry-server/') && registryCalls.push(`${r.url()} ${JSON.stringify(r.headers())}`))
   page = await context.newPage()
+  page.setDefaultNavigationTimeout(120_000) // the first request builds the pages
 }, 60_000)
 
 afterAll(async () => {
@@ -64,7 +65,7 @@ describe('the Registry tab', () => {
     // no key was asked for, and none was sent from the browser
     expect(await page.getByLabel('Registry API key').count()).toBe(0)
     expect(registryCalls.filter((c) => c.includes(SUPER_KEY))).toEqual([])
-  }, 90_000)
+  }, 180_000)
 })
 
 describe('/dashboard-ui', () => {
