@@ -24,7 +24,7 @@ import { enrichTriggerFromEnvironment, lambdaMappingControl, resumeEnrich } from
 import { probeAsset, storedEnrichments } from './enrichments'
 import { deleteExternalRegistry, listExternalRegistries, putExternalRegistry } from './external-registries'
 import { recordedLicence, recordLicence } from './licence'
-import { DynamoKeyStore } from './registry-store'
+import { DynamoKeyStore, DynamoSchemaStore } from './registry-store'
 import { trackingPlansFromEnvironment } from './tracking-plans-service'
 import { deploymentResolver } from './resolver'
 
@@ -157,6 +157,7 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
       const r = await recordedLicence(ddb, settings)
       return r ? { accepted: true, by: r.by, at: r.at, licence: LICENCE } : { accepted: false, licence: LICENCE }
     },
+    listSchemas: () => new DynamoSchemaStore(ddb, tableName('schemas')).listAll(),
     async acceptLicence(by, at) {
       await recordLicence(ddb, settings, { by, at: at.toISOString() })
       // Locally the stack starts enrich's trigger now; on AWS the trigger was deployed disabled.

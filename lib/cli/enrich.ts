@@ -9,6 +9,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { clients } from '../aws/clients'
+import { plural } from '../core/plural'
 import { AssetCache, configsFromDir, EnrichmentSetupError, setupEnrichments } from '../aws/enrichments'
 import { lookupServices } from '../runtime/lookup-services'
 import { deferredTracker, noErrorTracker, type ErrorTracker } from '../aws/error-tracker'
@@ -169,7 +170,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
         if (debug) for (const l of invalidLogLines(o)) run.out(l)
       }
       const t = totals.peek().counters
-      run.out(`enrich: ${Math.min(i + chunk, files.length)}/${files.length} files, good ${t.good}, incomplete ${t.incomplete}, bad ${t.bad}`)
+      run.out(`enrich: ${Math.min(i + chunk, files.length)}/${plural(files.length, 'file')}, good ${t.good}, incomplete ${t.incomplete}, bad ${t.bad}`)
     }
   } catch (err) {
     // monitoring.sentry: what stopped the run is reported before it ends
@@ -183,7 +184,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
   }
   const t = totals.peek().counters
   const secs = (Date.now() - started) / 1000
-  run.out(`enrich done: ${t.raw} payloads in ${secs.toFixed(1)} s → good ${t.good}, incomplete ${t.incomplete}, bad ${t.bad}, pii ${t.pii}, invalid_enriched ${t.invalid_enriched}`)
+  run.out(`enrich done: ${plural(t.raw, 'payload')} in ${secs.toFixed(1)} s → good ${t.good}, incomplete ${t.incomplete}, bad ${t.bad}, pii ${t.pii}, invalid_enriched ${t.invalid_enriched}`)
   for (const [k, s] of Object.entries(sinks)) if (s && s.files.length) run.out(`  ${k}: ${s.files.join(', ')}`)
   return 0
 }

@@ -3,10 +3,11 @@ import { join, relative, sep } from 'node:path'
 import type { Command } from './command'
 import { positionals, usageError, UsageError } from './command'
 import { isUuid, isUuidV4 } from '../core/iglu/apikeys'
+import { plural } from '../core/plural'
 import { compareSchemaKeys, parseSchemaPath, toIgluUri, toSchemaPath, type SchemaKey } from '../core/iglu/keys'
-import { hasErrors, lint, SKIPPABLE_CHECKS, type LintCheck } from '../core/iglu/lint'
-import { stackTarget, takeTargetOptions, TARGET_USAGE } from './target'
-import { resetSuperKeyCommand } from './credentials'
+import type { LintCheck } from '../core/iglu/lint'
+// Only the option parsing here: the AWS SDK (`./target`, `./credentials`) is loaded when a command names a deployment.
+import { takeTargetOptions, TARGET_USAGE } from './target-options'
 
 /** How a registry command names its registry: a URL argument, or the deployment of `--stack`. */
 const REGISTRY = '(<registryUrl> | --stack <name> [--region <region>] [--profile <profile>])'
@@ -27,6 +28,7 @@ async function registryTarget(command: Command, args: readonly string[], expecte
     const at = expected.indexOf('<registryUrl>')
     return { url: positional[at]!, rest: positional.filter((_, i) => i !== at), opts }
   }
+  const { stackTarget } = await import('./target')
   const t = await stackTarget({ ...target, stack: target.stack })
   t.ddb.destroy()
   t.kinesis.destroy()
@@ -113,6 +115,17 @@ function strip(doc: unknown): unknown {
   return rest
 }
 
+/** The last line of a push: `1 schema: 1 created, 0 updated, 0 unchanged, 0 failed`. */
+export function pushSummary(counts: { readonly created: number; readonly updated: number; readonly unchanged: number; readonly failed: number }): string {
+  const total = counts.created + counts.updated + counts.unchanged + counts.failed
+  return `${plural(total, 'schema')}: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed`
+}
+
+/** The last line of a lint: `1 schema linted: 1 passed, 0 failed, 1 warning`. */
+export function lintSummary(total: number, failed: number, warnings: number): string {
+  return `${plural(total, 'schema')} linted: ${total - failed} passed, ${failed} failed, ${plural(warnings, 'warning')}`
+}
+
 export const registryKeygenCommand: Command = {
   name: 'registry keygen',
   usage: `registry keygen <vendorPrefix> ${REGISTRY} <superApiKey>`,
@@ -153,6 +166,7 @@ export const registryPushCommand: Command = {
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
     let done = 0
     const total = files.length
+    if (total > 1) process.stderr.write(`pushing ${plural(total, 'schema')} to ${api} (${Math.min(concurrency, groups.size)} at a time, versions of a schema in order)…\n`)
     const width = String(total).length
     const report = (status: string, k: SchemaKey, detail = '') => {
       done++
@@ -202,9 +216,7 @@ export const registryPushCommand: Command = {
         for (let g = queue.shift(); g; g = queue.shift()) for (const f of g) await pushOne(f)
       }),
     )
-    process.stdout.write(
-      `${total} schemas: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed\n`,
-    )
+    process.stdout.write(`${pushSummary(counts)}\n`)
     return counts.failed > 0 ? 1 : 0
   },
 }
@@ -217,6 +229,8 @@ export const registryLintCommand: Command = {
     const { positional, opts } = flags(args)
     const [dir] = positionals(this, positional, 1) as [string]
     const skipRaw = opts.get('skip')
+    // the linter (and its JSON Schema validator) is loaded by this command only
+    const { hasErrors, lint, SKIPPABLE_CHECKS } = await import('../core/iglu/lint')
     const skip = typeof skipRaw === 'string' ? (skipRaw.split(',').map((s) => s.trim()).filter(Boolean) as LintCheck[]) : []
     const unknown = skip.filter((s) => !SKIPPABLE_CHECKS.includes(s))
     if (unknown.length > 0) throw new UsageError(`cannot skip ${unknown.join(', ')}; skippable checks: ${SKIPPABLE_CHECKS.join(', ')}`)
@@ -253,7 +267,7 @@ export const registryLintCommand: Command = {
       if (error) failed++
       if (lines.length > 0 || !quiet) process.stdout.write(`${error ? 'FAILED' : 'OK    '} ${file}\n${lines.map((l) => `${l}\n`).join('')}`)
     }
-    process.stdout.write(`${files.length} schemas linted: ${files.length - failed} passed, ${failed} failed, ${warnings} warnings\n`)
+    process.stdout.write(`${lintSummary(files.length, failed, warnings)}\n`)
     return failed > 0 ? 1 : 0
   },
 }
@@ -268,6 +282,7 @@ export const registrySuperKeyCommand: Command = {
       const usage = `registry superkey --reset ${TARGET_USAGE}`
       const { target, rest } = takeTargetOptions(args.filter((a) => a !== '--reset'), usage)
       if (rest.length > 0) throw usageError(usage, `unexpected ${rest.join(' ')}`)
+      const { resetSuperKeyCommand } = await import('./credentials')
       return resetSuperKeyCommand(target)
     }
     const { url, rest } = await registryTarget(this, args, ['<registryUrl>', '<currentSuperApiKey>', '[<newSuperApiKey>]'])

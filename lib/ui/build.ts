@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { plural } from '../core/plural'
 import { uiPages, type UiPage } from './pages'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -115,7 +116,7 @@ export async function buildUi(outDir?: string, opts: BuildUiOptions = {}): Promi
       await mkdir(dirname(target), { recursive: true })
       await writeFile(target, f.contents)
     }
-    log(`ui: wrote ${files.length} files to ${dir} in ${Date.now() - started} ms`)
+    log(`ui: wrote ${plural(files.length, 'file')} to ${dir} in ${Date.now() - started} ms`)
   }
   return files
 }

@@ -5,6 +5,8 @@
  */
 import { isUuidV4 } from '../iglu/apikeys'
 import { domainProblem } from '../https/rules'
+import { byPublication, metaRepresentation } from '../iglu/service'
+import type { StoredSchema } from '../iglu/store'
 import { passwordProblem, usernameProblem } from '../auth/basic'
 import { serviceAliases, serviceNames, type ServiceName } from '../services'
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
@@ -49,6 +51,8 @@ export interface ControlPlaneDeps extends Omit<EnrichmentDeps, 'restart'> {
   acceptLicence(by: string, at: Date): Promise<string>
   /** The tracking plans' API (`…/tracking-plans/…`, see `../tracking-plans/api.ts`), where the deployment serves it. */
   readonly trackingPlans?: HttpHandler
+  /** Every schema of the deployment's registry, public and private (read from its store, not through an API key). */
+  listSchemas(): Promise<readonly StoredSchema[]>
 }
 
 export interface LicenceState {
@@ -201,6 +205,11 @@ export function controlPlaneApi(deps: ControlPlaneDeps, basePath = '/control-pla
       if (problem) return bad(problem)
       if (!req.user) return bad('the licence is accepted by a signed-in user: this request has no username', 403)
       return text(200, `licence accepted by ${req.user}: ${await deps.acceptLicence(req.user, deps.now())}\n`)
+    },
+    // The Registry tab of /home: the signed-in administrator sees every schema without handing an API key to the browser.
+    async schemas(req) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return bad('Only GET is supported', 405)
+      return json(200, [...(await deps.listSchemas())].sort(byPublication).map(metaRepresentation))
     },
     version(req) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return bad('Only GET is supported', 405)

@@ -188,14 +188,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
   function render(s: StoredSchema, repr: Repr): unknown {
     if (repr === 'uri') return toIgluUri(s.key)
     if (repr === 'canonical') return canonicalSchema(s.key, s.body, { supersededBy: s.supersededBy, supersedes: s.supersedes })
-    // As Iglu Server: the superseding fields come first, then self and metadata.
-    const out: JsonObject = {}
-    if (s.supersededBy) out.$supersededBy = formatSchemaVer(s.supersededBy)
-    if (s.supersedes.length > 0) out.$supersedes = s.supersedes.map(formatSchemaVer)
-    out.self = selfOf(s.key)
-    out.metadata = { createdAt: s.createdAt, updatedAt: s.updatedAt, isPublic: s.isPublic }
-    for (const [k, v] of Object.entries(s.body)) if (!(k in out)) out[k] = v
-    return out
+    return metaRepresentation(s)
   }
 
   const readable = (p: Permission) => (s: StoredSchema) => s.isPublic || canRead(p, s.key.vendor)
@@ -534,7 +527,19 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
   }
 }
 
-function byPublication(a: StoredSchema, b: StoredSchema): number {
+/** A schema as `?repr=meta` answers it. As Iglu Server: the superseding fields come first, then self and metadata. */
+export function metaRepresentation(s: StoredSchema): JsonObject {
+  const out: JsonObject = {}
+  if (s.supersededBy) out.$supersededBy = formatSchemaVer(s.supersededBy)
+  if (s.supersedes.length > 0) out.$supersedes = s.supersedes.map(formatSchemaVer)
+  out.self = selfOf(s.key)
+  out.metadata = { createdAt: s.createdAt, updatedAt: s.updatedAt, isPublic: s.isPublic }
+  for (const [k, v] of Object.entries(s.body)) if (!(k in out)) out[k] = v
+  return out
+}
+
+/** Publication order, as Iglu Server lists: by creation time, then version. */
+export function byPublication(a: StoredSchema, b: StoredSchema): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
   const va = a.key.version
   const vb = b.key.version

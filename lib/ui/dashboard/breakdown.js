@@ -53,8 +53,9 @@ function Group({ title, field, buckets, label = (k) => String(k), onPick, mono =
  * app; for bad rows by failure type, failing schema, error and message.
  * Clicking a line adds it to the query.
  */
-export function Breakdown({ index, aggs, onPick }) {
-  if (!aggs) return html`<aside class="breakdown"><p class="muted small">loading…</p></aside>`
+export function Breakdown({ index, aggs, error, onPick }) {
+  if (!aggs && error) return html`<aside class="breakdown"><p class="notice error small" role="alert" data-testid="breakdown-error">No figures for this range: ${error}</p></aside>`
+  if (!aggs) return html`<aside class="breakdown"><p class="muted small" data-testid="breakdown-loading">loading…</p></aside>`
   const b = (name) => aggs[name]?.buckets
   if (index === 'good') {
     return html`<aside class="breakdown" data-testid="breakdown">

@@ -103,6 +103,54 @@ export function badRowMessages(doc) {
   return out
 }
 
+/**
+ * The event of a failed event's bad row (`schema_violations`,
+ * `enrichment_failures`: the enriched event as far as enrich got), or
+ * undefined for other bad rows.
+ */
+export function failedEventOf(doc) {
+  const e = doc?.data?.payload?.enriched
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return undefined
+  if (e.event_name) return e
+  // A self-describing event whose own schema failed has no event_name yet: it is the name in its schema's URI,
+  // read from the tracker's parameters (ue_pr, or ue_px in base64url) in the bad row's raw payload.
+  const m = /^iglu:([^/]+)\/([^/]+)\/[^/]+\/([^/]+)$/.exec(unstructSchemaOf(doc.data.payload.raw?.parameters) ?? '')
+  return m ? { ...e, event_vendor: e.event_vendor ?? m[1], event_name: m[2], event_version: e.event_version ?? m[3] } : e
+}
+
+/** The schema of the self-describing event in a raw payload's parameters (`[{name, value}]`; the search store keeps them as JSON text). */
+function unstructSchemaOf(raw) {
+  let parameters = raw
+  if (typeof raw === 'string' && raw.length <= 4_000_000) {
+    try {
+      parameters = JSON.parse(raw)
+    } catch {
+      return undefined
+    }
+  }
+  if (!Array.isArray(parameters)) return undefined
+  const param = (name) => parameters.find((p) => p?.name === name)?.value
+  let text = param('ue_pr')
+  const px = param('ue_px')
+  if (typeof text !== 'string' && typeof px === 'string') {
+    try {
+      text = new TextDecoder().decode(Uint8Array.from(atob(px.replace(/-/g, '+').replace(/_/g, '/').replace(/\s/g, '')), (c) => c.charCodeAt(0)))
+    } catch {
+      return undefined
+    }
+  }
+  if (typeof text !== 'string' || text.length > 1_000_000) return undefined
+  try {
+    const schema = JSON.parse(text)?.data?.schema
+    return typeof schema === 'string' ? schema : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** What a failed event was: its `event_name`, else its `event`. */
+export const failedEventName = (e) => e?.event_name || e?.event || 'event'
+
 export const BAD_COLUMNS = [
   field('data.failure.timestamp', { label: 'failure timestamp', time: true }),
   { id: 'failure_type', label: 'failure type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
@@ -110,6 +158,7 @@ export const BAD_COLUMNS = [
   { id: 'message', label: 'message', source: ['data.failure'], wrap: true, value: (d) => badRowMessages(d) },
   field('data.payload.enriched.app_id', { label: 'app_id' }),
   field('data.payload.enriched.event', { label: 'event' }),
+  field('data.payload.enriched.event_name', { label: 'event_name' }),
   field('data.payload.enriched.event_id', { label: 'event_id' }),
   { id: 'processor', label: 'processor', source: ['data.processor'], value: (d) => (d?.data?.processor ? [`${d.data.processor.artifact} ${d.data.processor.version}`] : []) },
   field('schema'),
@@ -127,7 +176,7 @@ export function columnOf(index, id) {
 
 /** The `_source` paths the chosen columns need (and the row's identity). */
 export function sourceOf(index, ids) {
-  const paths = new Set(index === 'good' ? ['event_id', 'collector_tstamp', FAILURE_CONTEXT] : ['schema', 'data.failure.timestamp'])
+  const paths = new Set(index === 'good' ? ['event_id', 'collector_tstamp', FAILURE_CONTEXT] : ['schema', 'data.failure.timestamp', 'data.payload.enriched.event', 'data.payload.enriched.event_name'])
   for (const id of ids) for (const p of columnOf(index, id).source) paths.add(p)
   return [...paths]
 }

@@ -1,10 +1,38 @@
 import { useEffect } from 'preact/hooks'
+import './drawer.css'
 import { CopyButton } from '../shared/copy.js'
-import { fmtTime } from '../shared/format.js'
+import { fmtTime, igluName } from '../shared/format.js'
 import { html } from '../shared/html.js'
 import { JsonView } from '../shared/json-view.js'
 import { Notice } from '../shared/layout.js'
-import { badRowMessages } from './columns.js'
+import { badRowMessages, failedEventName, failedEventOf } from './columns.js'
+
+/** What identifies a failed event, in this order (its enriched fields, when set). */
+const EVENT_FIELDS = ['event_name', 'event', 'event_vendor', 'event_version', 'app_id', 'event_id', 'collector_tstamp', 'user_id', 'page_url']
+
+/** A bad row as shown: its failure first, then the rest of `data` (payload, processor), then the other fields. */
+function failureFirst(doc) {
+  const data = doc?.data
+  if (data === null || typeof data !== 'object' || !('failure' in data)) return doc
+  const { failure, ...rest } = data
+  const { data: _, ...others } = doc
+  return { data: { failure, ...rest }, ...others }
+}
+
+/** A failed event's bad row: what failed (type, time, messages), then which event it was. */
+function Failure({ doc, type, messages, utc }) {
+  const event = failedEventOf(doc)
+  const fields = event ? EVENT_FIELDS.filter((f) => event[f] !== undefined && event[f] !== null && event[f] !== '') : []
+  return html`<section class="failure" data-testid="failure">
+    <h5>Failure · <span class="badge err">${type}</span> <span class="muted small mono">${fmtTime(doc?.data?.failure?.timestamp, utc)}${utc ? ' UTC' : ''}</span></h5>
+    ${messages.length > 0 ? html`<div class="messages"><ul>${messages.map((m, i) => html`<li key=${i} class="mono">${m}</li>`)}</ul></div>` : html`<p class="muted small">No message in this bad row.</p>`}
+    ${fields.length > 0
+      ? html`<dl class="failed-event" data-testid="failed-event">
+          ${fields.map((f) => html`<div key=${f}><dt class="mono">${f}</dt><dd class="mono">${String(event[f])}</dd></div>`)}
+        </dl>`
+      : null}
+  </section>`
+}
 
 /** One document, whole: a panel over the right of the page (Escape closes it). */
 export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
@@ -14,7 +42,14 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
     return () => window.removeEventListener('keydown', onKey)
   }, [onClose])
   const doc = hit?._source
-  const title = index === 'good' ? `${doc?.event ?? 'event'}${doc?.event_name && doc.event_name !== doc.event ? ` · ${doc.event_name}` : ''}` : `bad row · ${String(doc?.schema ?? '').split('/')[1] ?? ''}`
+  const type = igluName(doc?.schema ?? '')
+  const event = index === 'bad' ? failedEventOf(doc) : undefined
+  const title =
+    index === 'good'
+      ? `${doc?.event ?? 'event'}${doc?.event_name && doc.event_name !== doc.event ? ` · ${doc.event_name}` : ''}`
+      : event
+        ? `failed event · ${failedEventName(event)}`
+        : `bad row · ${type}`
   const when = index === 'good' ? doc?.collector_tstamp : doc?.data?.failure?.timestamp
   const messages = index === 'bad' && doc ? badRowMessages(doc) : []
   const idQuery = index === 'good' ? `event_id:"${hit?._id}"` : undefined
@@ -32,10 +67,12 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
         </div>
       </header>
       <${Notice}>${error}<//>
-      ${messages.length > 0
-        ? html`<div class="messages"><h5>Messages</h5><ul>${messages.map((m, i) => html`<li key=${i} class="mono">${m}</li>`)}</ul></div>`
-        : null}
-      ${loading && !doc ? html`<p aria-busy="true">loading…</p>` : doc ? html`<${JsonView} value=${doc} open=${index === 'good' ? 1 : 2} openPaths=${index === 'bad' ? ['data.failure'] : []} title=${index === 'good' ? 'Enriched event (shredded JSON)' : 'Bad row'} nullsToggle=${index === 'good'} />` : null}
+      ${index === 'bad' && doc ? html`<${Failure} doc=${doc} type=${type} messages=${messages} utc=${utc} />` : null}
+      ${loading && !doc
+        ? html`<p aria-busy="true">loading…</p>`
+        : doc
+          ? html`<${JsonView} value=${index === 'bad' ? failureFirst(doc) : doc} open=${1} openPaths=${index === 'bad' ? ['data.failure'] : []} title=${index === 'good' ? 'Enriched event (shredded JSON)' : 'Bad row'} nullsToggle=${index === 'good'} />`
+          : null}
     </aside>
   </div>`
 }

@@ -142,7 +142,9 @@ function Dashboard() {
     const statOf = (r) => (r.status === 'fulfilled' ? { total: r.value.hits.total.value, buckets: r.value.aggregations?.over_time?.buckets ?? [], aggs: r.value.aggregations } : undefined)
     const totals = { good: statOf(good)?.total, bad: statOf(bad)?.total }
     if (filtered) totals[s.index] = unfiltered.status === 'fulfilled' ? unfiltered.value.hits.total.value : undefined
-    setStats({ good: statOf(good), bad: statOf(bad), totals, index: s.index })
+    // why an index's figures are missing (the store refused the query, or did not answer): shown instead of them
+    const errorOf = (r) => (r.status === 'rejected' ? `${r.reason?.status && r.reason.status !== 400 ? `HTTP ${r.reason.status}: ` : ''}${r.reason?.message ?? r.reason}` : undefined)
+    setStats({ good: statOf(good), bad: statOf(bad), totals, index: s.index, errors: { good: errorOf(good), bad: errorOf(bad) } })
     if (page.status === 'fulfilled') {
       const hits = page.value.hits.hits
       const ids = new Set(hits.map((h) => h._id))
@@ -260,7 +262,7 @@ function Dashboard() {
         </div>
         <article class="card dash-side">
           <header class="card-head"><h3>${s.index === 'good' ? 'In this range' : 'Bad rows by failure'}</h3></header>
-          <${Breakdown} index=${s.index} aggs=${statsFor(s.index)?.aggs} onPick=${(field, value) => go({ q: withTerm(s.q, field, value), page: 0 })} />
+          <${Breakdown} index=${s.index} aggs=${statsFor(s.index)?.aggs} error=${stats.index === s.index ? stats.errors?.[s.index] : undefined} onPick=${(field, value) => go({ q: withTerm(s.q, field, value), page: 0 })} />
           ${s.index === 'bad' ? html`<${RecoverPanel} q=${s.q} range=${range} />` : null}
         </article>
       </div>

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks'
 import { count, LAST_HOUR } from '../shared/api.js'
-import { ago, fmtInt } from '../shared/format.js'
+import { ago, counted, fmtInt } from '../shared/format.js'
 import { useNow, usePoll } from '../shared/hooks.js'
 import { html } from '../shared/html.js'
 
@@ -34,7 +34,7 @@ export function LiveCounters({ every = 3000, compact = false }) {
     <a class=${`stat bad ${moved.bad ? 'moved' : ''}`} href="/dashboard-ui#index=bad&range=1h" data-count="bad">
       <span class="stat-label">${compact ? 'Bad rows' : 'Bad rows · last hour'}</span>
       <span class="stat-value" data-testid="bad-count">${fmtInt(state.bad)}</span>
-      <span class="stat-sub">${state.failed ? `incl. ${fmtInt(state.failed)} failed events` : 'failed validation or enrichment'}</span>
+      <span class="stat-sub">${state.failed ? `incl. ${counted(state.failed, 'failed event')}` : 'failed validation or enrichment'}</span>
     </a>
     <p class="counters-meta">
       ${state.error ? html`<span class="text-error">${state.error}</span>` : html`<span class="live-dot"></span> live · updated ${ago(state.at, now)}`}

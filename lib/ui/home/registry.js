@@ -1,12 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { getJson, HttpError } from '../shared/api.js'
 import { CopyButton } from '../shared/copy.js'
-import { fmtInt, fmtTime } from '../shared/format.js'
+import { counted, fmtInt, fmtTime } from '../shared/format.js'
 import { html } from '../shared/html.js'
 import { JsonView } from '../shared/json-view.js'
 import { Notice } from '../shared/layout.js'
 
-const KEY_STORAGE = 'floe.home.registryKey'
 const uriOf = (s) => `iglu:${s.self.vendor}/${s.self.name}/${s.self.format}/${s.self.version}`
 
 function versionParts(v) {
@@ -61,33 +60,38 @@ function Lookup() {
   </article>`
 }
 
+/**
+ * Every schema of the deployment's registry, public and private: the signed-in
+ * administrator's view, read by the control plane from the registry's store
+ * (no API key is asked for, and none reaches the browser).
+ */
 export function Registry() {
-  const [key, setKey] = useState(() => sessionStorage.getItem(KEY_STORAGE) ?? '')
-  const [keyInput, setKeyInput] = useState(key)
   const [schemas, setSchemas] = useState(undefined)
   const [error, setError] = useState('')
   const [filter, setFilter] = useState('')
   const [selected, setSelected] = useState(undefined)
 
-  const load = async () => {
-    setError('')
-    try {
-      const list = await getJson('/registry-server/api/schemas?repr=meta', { headers: key ? { apikey: key } : {} })
-      setSchemas(Array.isArray(list) ? [...list].sort(compareSchemas) : [])
-    } catch (err) {
-      setSchemas([])
-      setError(err.status === 401 || err.status === 403 ? `The registry refused the API key: ${err.message}` : err.message)
-    }
-  }
-  useEffect(() => void load(), [key])
+  const [nonce, setNonce] = useState(0)
 
-  const applyKey = (e) => {
-    e.preventDefault()
-    const k = keyInput.trim()
-    if (k) sessionStorage.setItem(KEY_STORAGE, k)
-    else sessionStorage.removeItem(KEY_STORAGE)
-    setKey(k)
-  }
+  useEffect(() => {
+    let gone = false
+    const load = async () => {
+      try {
+        const list = await getJson('/control-plane/schemas')
+        if (gone) return
+        setError('')
+        setSchemas(Array.isArray(list) ? [...list].sort(compareSchemas) : [])
+      } catch (err) {
+        if (gone) return
+        setSchemas((prev) => prev ?? [])
+        setError(`The schemas could not be listed: ${err.status ? `HTTP ${err.status}: ` : ''}${err.message}`)
+      }
+    }
+    void load()
+    return () => {
+      gone = true
+    }
+  }, [nonce])
 
   const shown = useMemo(() => {
     const words = filter.toLowerCase().split(/\s+/).filter(Boolean)
@@ -103,24 +107,21 @@ export function Registry() {
     <article class="card">
       <header class="card-head">
         <h3>Schemas of this registry</h3>
-        <span class="muted small">${schemas === undefined ? 'loading…' : `${fmtInt(schemas.length)} schemas · ${fmtInt(publicCount)} public${key ? ' · with an API key' : ''}`}</span>
+        <span class="muted small" data-testid="schema-count">${schemas === undefined ? 'loading…' : `${counted(schemas.length, 'schema')} · ${fmtInt(publicCount)} public · ${fmtInt(schemas.length - publicCount)} private`}</span>
       </header>
       <div class="registry-tools">
         <input type="search" placeholder="Filter: vendor, name, version, description…" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} aria-label="Filter schemas" data-testid="registry-filter" />
-        <form class="inline-form key-form" onSubmit=${applyKey}>
-          <input type="password" class="mono" placeholder="API key (optional)" value=${keyInput} onInput=${(e) => setKeyInput(e.currentTarget.value)} aria-label="Registry API key" autocomplete="off" />
-          <button type="submit" class="secondary">${keyInput.trim() === '' && key ? 'Forget key' : 'Use key'}</button>
-        </form>
+        <button type="button" class="secondary outline" onClick=${() => setNonce((n) => n + 1)}>Refresh</button>
       </div>
       <p class="muted small">
-        Without a key the registry lists its public schemas only. With a read key for a vendor prefix (or the super API key) it lists that prefix’s private schemas too;
-        the key stays in this tab (session storage) and is sent in the <span class="mono">apikey</span> header.
+        Every schema of this registry, public and private, as you are signed in. Trackers and other clients read private schemas with an API key
+        for their vendor prefix (<span class="mono">floe registry keygen</span>).
       </p>
       <${Notice}>${error}<//>
       <div class="registry-body">
         <div class="table-wrap registry-list">
           ${schemas !== undefined && shown.length === 0
-            ? html`<p class="empty">${schemas.length === 0 ? (key ? 'No schemas are visible with this key.' : 'No public schemas yet. Push some with floe registry push, or enter an API key to see private ones.') : 'No schema matches the filter.'}</p>`
+            ? html`<p class="empty">${schemas.length === 0 ? (error ? '' : 'No schemas yet. Push some with floe registry push.') : 'No schema matches the filter.'}</p>`
             : html`<table class="data selectable" data-testid="schemas">
                 <thead><tr><th>vendor</th><th>name</th><th>format</th><th>version</th><th>visibility</th></tr></thead>
                 <tbody>

@@ -1,3 +1,5 @@
+import { plural } from '../../core/plural'
+
 const INT = new Intl.NumberFormat('en-US')
 
 /** `1,234`, or a dash when unknown. */
@@ -66,3 +68,6 @@ export function igluShort(uri) {
 export function quoteTerm(v) {
   return `"${String(v).replace(/["\\]/g, (c) => `\\${c}`)}"`
 }
+
+/** A count and its noun, the number as `fmtInt` writes it: `1 schema`, `1,234 events`, `0 bad rows`. */
+export const counted = (n, one, many) => plural(n, one, many, fmtInt)

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { html } from './html.js'
 import { CopyButton } from './copy.js'
+import { counted } from './format.js'
 
 const isContainer = (v) => v !== null && typeof v === 'object'
 
@@ -43,7 +44,7 @@ function Entry({ k, v, depth, open, path, paths }) {
   const n = list ? v.length : Object.keys(v).length
   if (n === 0) return html`<div class="j-line">${key}<span class="j-punct">${list ? '[]' : '{}'}</span></div>`
   return html`<details class="j-node" open=${isOpen(path, depth, open, paths)}>
-    <summary>${key}<span class="j-punct">${list ? '[' : '{'}</span><span class="j-count">${n} ${list ? (n === 1 ? 'item' : 'items') : n === 1 ? 'key' : 'keys'}</span></summary>
+    <summary>${key}<span class="j-punct">${list ? '[' : '{'}</span><span class="j-count">${counted(n, list ? 'item' : 'key')}</span></summary>
     <${Tree} value=${v} depth=${depth + 1} open=${open} path=${path} paths=${paths} />
   </details>`
 }

@@ -111,7 +111,7 @@ describe('/home', () => {
     await shot('home-example-events')
   }, 120_000)
 
-  it('Registry: public schemas by text, any schema with a key, a schema’s JSON on click, and resolution as enrich does it', async () => {
+  it('Registry: every schema to the signed-in user, found by text, a schema’s JSON on click, and resolution as enrich does it', async () => {
     const schema = (name: string, description: string) => ({
       $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
       description,
@@ -126,15 +126,14 @@ describe('/home', () => {
     }
     await page.getByRole('tab', { name: 'Registry' }).click()
     const rows = page.getByTestId('schemas').locator('tbody tr')
-    await until(() => rows.count()).toBe(2) // anonymous: the public ones
+    await until(() => rows.count()).toBe(3) // signed in: the private one too, without a key
+    await until(() => textOf(page.getByTestId('schema-count'))).toBe('3 schemas · 2 public · 1 private')
     await page.getByTestId('registry-filter').fill('refund')
     await until(() => rows.count()).toBe(1)
     await rows.first().click()
     await until(() => textOf(page.locator('.registry-detail'))).toContain('iglu:com.acme.e2e/refund_issued/jsonschema/1-0-0')
     expect(await textOf(page.locator('.registry-detail .json-view'))).toContain('"maxLength": 64')
     await page.getByTestId('registry-filter').fill('')
-    await page.getByLabel('Registry API key').fill(SUPER_KEY)
-    await page.getByRole('button', { name: 'Use key' }).click()
     await until(() => rows.count()).toBe(3)
     await until(() => textOf(page.getByTestId('schemas'))).toContain('internal_audit')
     await page.getByRole('button', { name: 'Resolve' }).click()
@@ -277,7 +276,7 @@ describe('/dashboard-ui', () => {
     expect(await textOf(rows.first())).toContain('ResolutionError')
     await rows.first().click()
     const drawer = page.getByTestId('drawer')
-    await until(() => textOf(drawer.locator('h3'))).toBe('bad row · schema_violations')
+    await until(() => textOf(drawer.locator('h3'))).toBe('failed event · missing_schema') // a failed event's bad row
     await until(() => textOf(drawer.locator('.messages'))).toContain(`ResolutionError: not found in`)
     expect(await textOf(drawer.locator('.messages'))).toContain(MISSING)
     expect(await textOf(drawer.locator('.json-view'))).toContain(`"schemaKey": "${MISSING}"`) // the failure is unfolded

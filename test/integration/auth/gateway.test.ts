@@ -12,7 +12,7 @@ import { basicAuth, useLocalStack, withAuth } from '../../support/stack'
 const stack = useLocalStack({ triggers: false })
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${stack.current.url}${path}`, { headers, redirect: 'manual' })
 
-const PROTECTED = ['/search-store', '/search-store/good/_count', '/micro/all', '/control-plane/version', '/metrics', '/home', '/dashboard-ui']
+const PROTECTED = ['/search-store', '/search-store/good/_count', '/micro/all', '/control-plane/version', '/control-plane/schemas', '/metrics', '/home', '/dashboard-ui']
 
 describe('basic authentication', () => {
   it('every page and API of the single instance asks for credentials: 401 with WWW-Authenticate', async () => {

@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { commands } from '../../../lib/cli/index'
+import { loadCommands } from '../../../lib/cli/index'
 import { runFloe } from '../../support/process'
 
+const commands = await loadCommands()
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-help-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 

@@ -35,7 +35,8 @@ describe('command arguments', () => {
 
 describe('the commands a newcomer needs on a deployment', () => {
   it('each takes --stack, and its help says so', async () => {
-    const { commands } = await import('../../../lib/cli/index')
+    const { loadCommands } = await import('../../../lib/cli/index')
+    const commands = await loadCommands()
     const byName = new Map(commands.map((c) => [c.name, c]))
     for (const name of ['credentials reset', 'registry superkey', 'registry keygen', 'registry push', 'tail', 'logs', 'org create', 'apikey create']) {
       const c = byName.get(name)

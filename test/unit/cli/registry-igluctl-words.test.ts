@@ -40,9 +40,9 @@ async function floe(argv: string[]): Promise<{ code: number; stdout: string }> {
 }
 
 describe("floe registry with igluctl's words", () => {
-  it('finds server keygen and static push', () => {
-    expect(findCommand(['registry', 'server', 'keygen', 'com.acme', 'u', SUPER_KEY])?.command.name).toBe('registry server keygen')
-    expect(findCommand(['registry', 'static', 'push', 'dir', 'u', SUPER_KEY, '--public'])?.command.name).toBe('registry static push')
+  it('finds server keygen and static push', async () => {
+    expect((await findCommand(['registry', 'server', 'keygen', 'com.acme', 'u', SUPER_KEY]))?.command.name).toBe('registry server keygen')
+    expect((await findCommand(['registry', 'static', 'push', 'dir', 'u', SUPER_KEY, '--public']))?.command.name).toBe('registry static push')
   })
   it('creates keys with server keygen and uploads with static push --public', async () => {
     const keys = await floe(['registry', 'server', 'keygen', 'com.acme', url, SUPER_KEY])
