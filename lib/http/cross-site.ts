@@ -20,8 +20,12 @@
  * - A request with neither header is not from a browser page (curl, CI,
  *   tracker test suites) and passes.
  *
- * Requests that only read are never refused: a page elsewhere cannot read the
+ * Requests that only read are not refused: a page elsewhere cannot read the
  * answer (no CORS is granted), and links to the pages from elsewhere must work.
+ * The exception is a read declared costly (`costlyReads`, path prefixes such
+ * as `/micro/`, whose answers can hold the whole store): a page elsewhere
+ * could make the stack build it again and again with an image, so it is
+ * refused like a state change.
  */
 import type { HttpRequest } from './types'
 
@@ -111,9 +115,18 @@ export function crossSiteProblem(headers: Readonly<Record<string, string>>): str
 export interface CrossSiteOptions {
   /** GET paths that change state (refused cross-site like unsafe methods). */
   readonly stateChangingGets?: readonly string[]
+  /** Path prefixes whose reads are costly enough to be refused cross-site too (see the top of this file). */
+  readonly costlyReads?: readonly string[]
+}
+
+/** Whether `path` is under one of `prefixes` (compared as `changesState` compares). */
+function underAny(path: string, prefixes: readonly string[] | undefined): boolean {
+  if (prefixes === undefined || prefixes.length === 0) return false
+  const p = `${segmentsOf(path)}/`
+  return prefixes.some((x) => p.startsWith(`${segmentsOf(x)}/`))
 }
 
 /** Why this request must be refused as cross-site, or undefined. */
 export function crossSiteRefusalReason(req: Pick<HttpRequest, 'method' | 'path' | 'headers'>, opts: CrossSiteOptions = {}): string | undefined {
-  return changesState(req.method, req.path, opts.stateChangingGets) ? crossSiteProblem(req.headers) : undefined
+  return changesState(req.method, req.path, opts.stateChangingGets) || (req.method.toUpperCase() !== 'OPTIONS' && underAny(req.path, opts.costlyReads)) ? crossSiteProblem(req.headers) : undefined
 }

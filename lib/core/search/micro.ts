@@ -40,6 +40,8 @@ export interface MicroDeps {
 
 /** Micro's routes whose GET changes state (Micro resets on GET): refused cross-site like a POST (see `lib/http/cross-site.ts`). */
 export const MICRO_STATE_CHANGING_GETS = ['/micro/reset'] as const
+/** Reads whose answer can hold every stored event (no `limit`): refused when a browser sends them from another site. */
+export const MICRO_COSTLY_READS = ['/micro/good', '/micro/bad'] as const
 
 export const MICRO_ROUTES = ['/micro/all', '/micro/good', '/micro/bad', '/micro/reset', '/micro/events', '/micro/columns', '/micro/columnStats', '/micro/timeline', '/micro/iglu/{vendor}/{name}/jsonschema/{version}'] as const
 

@@ -83,6 +83,13 @@ describe('requests that change state', () => {
     expect(crossSiteRefusalReason({ method: 'GET', path: '/micro/all', headers: evil }, { stateChangingGets: ['/micro/reset'] })).toBeUndefined()
     expect(crossSiteRefusalReason({ method: 'GET', path: '/home', headers: evil })).toBeUndefined()
     expect(crossSiteRefusalReason({ method: 'GET', path: '/micro/reset', headers: evil }, { stateChangingGets: ['/micro/reset'] })).toMatch(/^cross-site request refused/)
+    // costly reads: refused from elsewhere, allowed from the page itself and from non-browser clients
+    const costly = { costlyReads: ['/micro/good', '/micro/bad'] }
+    expect(crossSiteRefusalReason({ method: 'GET', path: '/micro/good', headers: evil }, costly)).toMatch(/^cross-site request refused/)
+    expect(crossSiteRefusalReason({ method: 'GET', path: '//MICRO/bad', headers: evil }, costly)).toMatch(/^cross-site request refused/)
+    expect(crossSiteRefusalReason({ method: 'GET', path: '/micro/good', headers: {} }, costly)).toBeUndefined()
+    expect(crossSiteRefusalReason({ method: 'GET', path: '/micro/goodness', headers: evil }, costly)).toBeUndefined()
+    expect(crossSiteRefusalReason({ method: 'OPTIONS', path: '/micro/good', headers: evil }, costly)).toBeUndefined()
     expect(crossSiteRefusalReason({ method: 'POST', path: '/micro/all', headers: evil })).toMatch(/^cross-site request refused/)
   })
 })
