@@ -12,6 +12,7 @@
  */
 import { FilterLogEventsCommand, type CloudWatchLogsClient, type FilteredLogEvent } from '@aws-sdk/client-cloudwatch-logs'
 import { UsageError } from './command'
+import { sleep } from './sleep'
 
 /** How far back from `end` each successive look for the last lines reaches. */
 export const LOOK_BACK_MS = [5 * 60_000, 3_600_000, 86_400_000, 7 * 86_400_000, 30 * 86_400_000, Number.POSITIVE_INFINITY] as const
@@ -104,17 +105,6 @@ export async function lastEvents(client: CloudWatchLogsClient, group: string, n:
     upTo = start - 1
   }
   return { events: found, recent }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((done) => {
-    if (signal?.aborted) return done()
-    const t = setTimeout(done, ms)
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t)
-      done()
-    }, { once: true })
-  })
 }
 
 /** A failed CloudWatch Logs call as a message a user can act on; undefined for the ones the caller maps itself. */

@@ -7,6 +7,7 @@ import { API_ACCESS_LOG, functionLogGroupName } from '../infra/log-groups'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
 import { onTarget, stackTarget, takeTargetOptions, TARGET_USAGE, type TargetOptions } from './target'
+import { sleep } from './sleep'
 
 const USAGE = `logs <service> [-f] [-n N] ${TARGET_USAGE}`
 const DEFAULT_LINES = 50
@@ -129,17 +130,6 @@ export interface LogsRun {
   readonly pollMs?: number
   /** Called once the last lines are printed and following has begun. */
   readonly onFollowing?: () => void
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((done) => {
-    if (signal?.aborted) return done()
-    const t = setTimeout(done, ms)
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t)
-      done()
-    }, { once: true })
-  })
 }
 
 /** The rotated files newer than the one with inode `ino` (now `<path>.<k>`): `<path>.<k-1>` down to `<path>.1`. */
