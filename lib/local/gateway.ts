@@ -194,12 +194,14 @@ export function authorizerEvent(event: APIGatewayProxyEventV2): APIGatewayReques
  * as API Gateway does with simple responses: a denial is 403, a failure 500,
  * and an authorization passes its context to the function.
  */
-async function authorizeRoute(fn: FunctionKey, event: APIGatewayProxyEventV2): Promise<{ status: number; message: string } | undefined> {
+async function authorizeRoute(fn: FunctionKey, event: APIGatewayProxyEventV2, log: (line: string) => void): Promise<{ status: number; message: string } | undefined> {
   if ((functions[fn] as FunctionDecl).auth !== 'basic') return undefined
   let answer: { isAuthorized?: boolean; context?: Record<string, unknown> }
   try {
     answer = (await invoke(httpAuthorizer.function, authorizerEvent(event))) as typeof answer
-  } catch {
+  } catch (err) {
+    // API Gateway answers a failed authorizer with a bare 500; the reason goes to the stack's log
+    log(`${httpAuthorizer.function} (for ${fn}): ${err instanceof InvocationTimeoutError ? err.message : String((err as Error)?.stack ?? err)}`)
     return { status: 500, message: 'Internal Server Error' }
   }
   if (answer?.isAuthorized !== true) return { status: 403, message: 'Forbidden' }
@@ -277,7 +279,7 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
       countExchange(route.fn, req, res, size) // bytes in and out, per function, for /metrics
       const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now(), secure)
       try {
-        const refused = await authorizeRoute(route.fn, event)
+        const refused = await authorizeRoute(route.fn, event, log)
         if (refused) return errorResponse(res, refused.status, refused.message)
         writeResult(res, await invoke(route.fn, event))
       } catch (err) {
