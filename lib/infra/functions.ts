@@ -209,7 +209,7 @@ export const functions = {
     environment: fromDeployEnvironment('FLOE_USERNAME'),
   },
   controlPlane: {
-    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, recovery of failed events, and the tracking plans (specifications with what the search store observed).',
+    description: 'The control plane under /control-plane: restarts, search store reset, credentials, super API key, external registries, enrichments, telemetry, domain, version, recovery of failed events, tracking plans.',
     entry: 'functions/control-plane/handler.ts',
     // recovery runs enrich in-process to judge the fixed events
     memoryMb: 1024,
