@@ -95,18 +95,24 @@ async function* archivePages(db: SearchDb, req: RecoverRequest, limit: number): 
 export interface RunOptions {
   readonly runId?: string
   readonly progress?: (r: RecoverReport) => void
+  /** Records the run's start and end in recovery_runs (default true; a share of a queued run is recorded by the worker). */
+  readonly record?: boolean
 }
+
+/** A new run id: `recover-<UTC time>-<8 hex digits>`. */
+export const newRunId = () => `recover-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
 
 /** Runs a recovery on this deployment. */
 export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): Promise<RecoverResult> {
   if (process.env[envVar('database', 'search')] === undefined) throw new RecoveryUnavailable('this deployment has no search store: recovery keeps its claims there')
   const db = await database('search')
-  const runId = opts.runId ?? `recover-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`
+  const runId = opts.runId ?? newRunId()
+  const record = opts.record !== false && !req.dryRun
   const limit = req.limit ?? Number.POSITIVE_INFINITY
   const kinesis = new KinesisWriter(clients().kinesis)
   let previewError: string | undefined
   const startedAt = Date.now()
-  if (!req.dryRun) await recordRunStart(db, runId, startedAt, req.dryRun, { ...req.selection, source: req.source, steps: req.steps.name })
+  if (record) await recordRunStart(db, runId, startedAt, req.dryRun, { ...req.selection, source: req.source, steps: req.steps.name })
   const report = await recover(
     {
       pages: () => (req.source === 'archive' ? archivePages(db, req, limit) : selectPages(db, req.selection, PAGE_SIZE, limit)),
@@ -128,7 +134,7 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
     },
     { runId, steps: req.steps, dryRun: req.dryRun, processor: ENRICH_PROCESSOR, progress: opts.progress },
   )
-  if (!req.dryRun) await recordRunEnd(db, runId, Date.now(), report)
+  if (record) await recordRunEnd(db, runId, Date.now(), report)
   let more: boolean | undefined
   if (Number.isFinite(limit) && req.source === 'search' && report.selected >= limit) more = (await countSelection(db, req.selection)) > (req.dryRun ? report.selected : 0)
   return {

@@ -8,9 +8,10 @@ import { parseRecoverRequest, type RecoverResult } from '../core/recover/api'
 import type { RecoverReport } from '../core/recover/run'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
-import { readEndpointsFile, takeTargetOptions } from './target'
+import { recoverOnStack } from './recover-stack'
+import { readEndpointsFile, stackTarget, takeTargetOptions, TARGET_USAGE, type Target } from './target'
 
-const USAGE = 'recover [--query <query>] [--failure-type <type>] [--since <ISO time>] [--until <ISO time>] [--steps <file>] [--archive] [--limit N] [--dry-run] [--json]'
+const USAGE = `recover [--query <query>] [--failure-type <type>] [--since <ISO time>] [--until <ISO time>] [--steps <file>] [--archive] [--limit N] [--dry-run] [--json] ${TARGET_USAGE}`
 
 interface Options {
   body: Record<string, unknown>
@@ -73,20 +74,22 @@ function summary(r: RecoverResult): string {
 export const recoverCommand: Command = {
   name: 'recover',
   usage: USAGE,
-  summary: 'Replay failed events of the running local stack: select bad rows, fix them with recovery steps, preview with --dry-run, or replay them to the raw stream (each bad row once).',
+  summary: 'Replay failed events of the running local stack (or of a deployment, --stack): select bad rows, fix them with recovery steps, preview with --dry-run, or replay them to the raw stream (each bad row once).',
   details: [
     'Selection: --query (the bad index query string, as in the dashboard), --failure-type (schema_violations, …), --since/--until (ISO times, on the failure time),',
     '  --archive (the archived bad rows of the archive bucket instead of the search store; no --query), --limit (most bad rows taken).',
     '--steps <file>: a recovery steps document (schemas/io.floe/recovery_steps/jsonschema/1-0-0).',
     '--json prints one JSON object: selected, fixed, broken, wouldBeGood, stillFailing, replayed, reasons, runId, … Progress goes to stderr.',
     'Enrich is built here from FLOE_ENRICH_CONFIG, as floe start builds it. Exit code 1 when the selection matches nothing.',
+    '--stack: the deployment\'s recovery worker (stack output RecoverFunctionName) is invoked with your AWS credentials (lambda:InvokeFunction);',
+    '  a replay of more than 5,000 bad rows is queued there and followed until it is done.',
   ].join('\n'),
   async run(args) {
     const { target, rest } = takeTargetOptions(args, USAGE)
-    if (target.stack !== undefined) throw new UsageError('--stack: recovery on a deployment runs through its API: POST <ApiUrl>/control-plane/recover (see the README, Recovering failed events)')
     const opts = parseRecoverArgs(rest)
     const parsed = parseRecoverRequest(opts.body)
     if (!parsed.ok) throw new UsageError(`${parsed.message}${parsed.errors ? `:\n  ${parsed.errors.join('\n  ')}` : ''}`)
+    if (target.stack !== undefined) return onStack(await stackTarget({ ...target, stack: target.stack }), opts)
     const ep = readEndpointsFile() as ReturnType<typeof readEndpointsFile> & { postgres?: string }
     if (!ep.postgres) throw new UsageError('the local stack has no search store (endpoints.json names no postgres)')
     ;(await import('../local/attach')).attachToLocalStack(ep)
@@ -119,4 +122,27 @@ export const recoverCommand: Command = {
     }
     return 0
   },
+}
+
+/** `--stack`: the deployment's recovery worker runs the request (a large one in shares, followed here until done). */
+async function onStack(target: Target, opts: Options): Promise<number> {
+  const a = await recoverOnStack(target, opts.body, {
+    progress: (b) => {
+      const r = (b.report ?? undefined) as RecoverReport | undefined
+      process.stderr.write(`recover: run ${String(b.runId)} ${b.state === 'done' ? 'done' : 'queued'}${r ? `: ${line({ ...r, dryRun: false })}` : ''}\n`)
+    },
+  })
+  if (a.status === 400 || a.status === 409) {
+    const errors = Array.isArray(a.body.errors) ? `:\n  ${(a.body.errors as string[]).join('\n  ')}` : ''
+    throw new UsageError(`${target.description}: ${String(a.body.message)}${errors}`)
+  }
+  // a queued run's record holds its totals; a run of one request answers its report
+  const result = (a.body.state === 'done' ? { ...(a.body.report as object), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult
+  if (a.status !== 200 && a.status !== 404) throw new Error(`${target.description}: the recovery worker answered ${a.status}: ${String(a.body.message)}`)
+  process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : summary(result))
+  if (result.selected === 0) {
+    process.stderr.write(`floe recover: ${result.message ?? 'the selection matches no bad row that is not recovered yet'}\n`)
+    return 1
+  }
+  return 0
 }

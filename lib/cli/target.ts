@@ -29,6 +29,8 @@ export interface Target {
   readonly stackName?: string
   /** The region and profile of a deployment's SDK clients, for the clients a command makes itself. */
   readonly clientConfig?: AwsClientConfig
+  /** A deployment's stack outputs (key → value). */
+  readonly outputs?: Readonly<Record<string, string>>
 }
 
 export interface AwsClientConfig {
@@ -119,6 +121,7 @@ export async function stackTarget(o: TargetOptions & { stack: string }): Promise
     description: `stack ${stackName}`,
     stackName,
     clientConfig: config,
+    outputs,
     names: loc.value.names,
     apiUrl: loc.value.apiUrl,
     ddb: new DynamoDBClient(config),

@@ -6,10 +6,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import type { IBucket } from 'aws-cdk-lib/aws-s3'
+import type { IQueue } from 'aws-cdk-lib/aws-sqs'
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds'
 import { Construct } from 'constructs'
 import { dirname, resolve } from 'node:path'
-import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
+import { databases, envVar, type Access, type BucketKey, type DatabaseConnection, type DatabaseKey, type QueueKey, type ResourceKind, type StreamKey, type TableKey } from './resources'
 import { type FunctionDecl } from './functions'
 import { functionLogGroupName } from './log-groups'
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
@@ -20,6 +21,8 @@ export interface DataResources {
   readonly buckets: Readonly<Record<BucketKey, IBucket>>
   /** The databases of this deployment (absent when left out). */
   readonly databases: Readonly<Partial<Record<DatabaseKey, DatabaseCluster>>>
+  /** The queues (made by the app stack: they hold work in progress, not data). */
+  readonly queues?: Readonly<Record<QueueKey, IQueue>>
 }
 
 export interface FloeFunctionProps {
@@ -91,7 +94,8 @@ export class FloeFunction extends Construct {
     })
     const grant = <R>(kind: ResourceKind, granted: Partial<Record<string, Access>> | undefined, resources: Readonly<Record<string, R>>, how: Record<Access, (r: R) => unknown>, name: (r: R) => string) => {
       for (const [key, access] of Object.entries(granted ?? {}) as [string, Access][]) {
-        const resource = resources[key]!
+        const resource = resources[key]
+        if (resource === undefined) throw new Error(`${id} is granted the ${kind} '${key}', which this stack does not make`)
         how[access](resource)
         this.fn.addEnvironment(envVar(kind, key), name(resource))
       }
@@ -101,6 +105,7 @@ export class FloeFunction extends Construct {
     grant('table', tablesGranted, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
     grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
     grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)
+    grant('queue', decl.queues, data.queues ?? {}, { read: (q) => q.grantConsumeMessages(this.fn), write: (q) => q.grantSendMessages(this.fn), readWrite: (q) => (q.grantConsumeMessages(this.fn), q.grantSendMessages(this.fn)) }, (q) => q.queueUrl)
     // Databases through the RDS Data API: its permission (and reading the credentials secret), and the connection descriptor as JSON.
     const optional = (Object.keys(decl.optionalDatabases ?? {}) as DatabaseKey[]).filter((k) => data.databases[k] !== undefined)
     for (const key of [...(Object.keys(decl.databases ?? {}) as DatabaseKey[]), ...optional]) {

@@ -5,7 +5,7 @@
  */
 import { enrichDeployment } from '../core/enrich/deploy'
 import { LICENCE_SOURCE_ENV } from '../core/enrich/function-config'
-import type { Access, BucketKey, DatabaseKey, StreamKey, TableKey } from './resources'
+import type { Access, BucketKey, DatabaseKey, QueueKey, StreamKey, TableKey } from './resources'
 import type { ServiceName } from './services'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS' | 'ANY'
@@ -21,6 +21,8 @@ export interface FunctionDecl {
   readonly tables?: Partial<Record<TableKey, Access>>
   readonly streams?: Partial<Record<StreamKey, Access>>
   readonly buckets?: Partial<Record<BucketKey, Access>>
+  /** `write`: sends messages; `read`: receives and deletes them (a queue trigger grants it); the queue's URL is in its environment variable. */
+  readonly queues?: Partial<Record<QueueKey, Access>>
   /**
    * Declared databases the function uses. A deployment without one of them
    * (`-c searchStore=false`) leaves the function, its routes and its
@@ -217,8 +219,9 @@ export const functions = {
     // eventSpecs, specHistory: the tracking plans (read only)
     tables: { settings: 'readWrite', apiKeys: 'readWrite', schemas: 'read', eventSpecs: 'read', specHistory: 'read' },
     buckets: { assets: 'readWrite', archive: 'read' },
-    // recovery: replayed payloads to raw, recovery errors to bad
+    // recovery: replayed payloads to raw, recovery errors to bad; runs larger than one invocation to the worker's queue
     streams: { raw: 'write', bad: 'write' },
+    queues: { recoverRuns: 'write' },
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     optionalDatabases: { search: 'readWrite' },
     routes: [{ method: 'ANY', path: '/control-plane/{proxy+}' }],
@@ -231,6 +234,23 @@ export const functions = {
     },
     // enables enrich's trigger again after an enrichment change or a restart of enrich
     controlsTriggersOf: ['enrich'],
+  },
+  recoverWorker: {
+    description: 'Recovery runs too large for one request: one share (at most 5,000 bad rows) per message of the recoverRuns queue; records progress in recovery_runs, sends the next share.',
+    entry: 'functions/recover-worker/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+    // as the control plane's recovery: the settings (licence, restarts), the registry and the specifications enrich reads
+    tables: { settings: 'read', schemas: 'read', specHistory: 'read' },
+    buckets: { assets: 'read', archive: 'read' },
+    streams: { raw: 'write', bad: 'write' },
+    queues: { recoverRuns: 'readWrite' },
+    databases: { search: 'readWrite' },
+    packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
+    resolvesSchemas: true,
+    get environment(): Record<string, string> {
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_EVENT_SPEC_ENRICHMENT') }
+    },
   },
   ui: {
     description: 'The pages: /home (overview, example events, registry, control plane) and /dashboard-ui (the event explorer), prebuilt with esbuild.',
@@ -349,6 +369,19 @@ export const streamTriggers = [
     },
   },
 ] as const satisfies readonly StreamTriggerDecl[]
+
+/** SQS event source mappings: a declared function invoked with the messages of a declared queue. */
+export interface QueueTriggerDecl {
+  readonly function: FunctionKey
+  readonly queue: QueueKey
+  /** Messages per invocation. */
+  readonly batchSize: number
+}
+
+export const queueTriggers = [
+  // one share of a recovery run per invocation
+  { function: 'recoverWorker', queue: 'recoverRuns', batchSize: 1 },
+] as const satisfies readonly QueueTriggerDecl[]
 
 /** The databases a function uses that `present` does not include (the function is then left out). */
 export function missingDatabases(decl: FunctionDecl, present: (key: DatabaseKey) => boolean): DatabaseKey[] {

@@ -18,6 +18,12 @@ export function outputKey(kind: 'table' | 'stream' | 'bucket', key: string): str
 /** The output key of the HTTP API's base URL. */
 export const API_URL_OUTPUT = 'ApiUrl'
 
+/**
+ * The output key of the recovery worker's function name (`floe recover --stack`
+ * invokes it). Not required: a deployment without search store has no worker.
+ */
+export const RECOVER_FUNCTION_OUTPUT = 'RecoverFunctionName'
+
 /** Every output key the app stack declares, with what it holds. */
 export function declaredOutputs(): { readonly key: string; readonly description: string }[] {
   return [

@@ -104,6 +104,29 @@ export const buckets = {
   },
 } as const satisfies Record<string, BucketDecl>
 
+export interface QueueDecl {
+  readonly description: string
+  /** Seconds a received message stays hidden: at least its consumer's timeout. */
+  readonly visibilityTimeoutSeconds: number
+  /** Receives before a message goes to the queue's dead-letter queue. */
+  readonly maxReceiveCount: number
+  /** Days the dead-letter queue keeps a message (1–14). */
+  readonly deadLetterRetentionDays: number
+  /** First in, first out, with deduplication by message id: a continuation sent twice within five minutes is delivered once. */
+  readonly fifo?: boolean
+}
+
+/** SQS queues (with their dead-letter queues); locally none: their work runs in-process. */
+export const queues = {
+  recoverRuns: {
+    description: 'Recovery runs too large for one invocation: each message is one share of a run (the selection, the steps and the share number); the worker replays the share and sends the next.',
+    visibilityTimeoutSeconds: 6 * 900,
+    maxReceiveCount: 3,
+    deadLetterRetentionDays: 14,
+    fifo: true,
+  },
+} as const satisfies Record<string, QueueDecl>
+
 export interface DatabaseDecl {
   readonly description: string
   /** The database created in the cluster. */
@@ -135,9 +158,10 @@ export type TableKey = keyof typeof tables
 export type StreamKey = keyof typeof streams
 export type BucketKey = keyof typeof buckets
 export type DatabaseKey = keyof typeof databases
+export type QueueKey = keyof typeof queues
 export type Access = 'read' | 'write' | 'readWrite'
 
-export type ResourceKind = 'table' | 'stream' | 'bucket' | 'database'
+export type ResourceKind = 'table' | 'stream' | 'bucket' | 'database' | 'queue'
 
 /**
  * How a function reaches a declared database: the value of its `database`

@@ -7,7 +7,8 @@ import { AttributeType, Billing, TableV2, type GlobalSecondaryIndexPropsV2 } fro
 import { Stream, StreamEncryption, StreamMode } from 'aws-cdk-lib/aws-kinesis'
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { FunctionUrlAuthType, StartingPosition as CdkStartingPosition } from 'aws-cdk-lib/aws-lambda'
-import { S3OnFailureDestination } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { S3OnFailureDestination, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources'
+import { Queue } from 'aws-cdk-lib/aws-sqs'
 import { IpAddresses, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2'
 import { ApplicationLoadBalancer, ListenerAction, ListenerCertificate, SslPolicy } from 'aws-cdk-lib/aws-elasticloadbalancingv2'
 import { LambdaTarget } from 'aws-cdk-lib/aws-elasticloadbalancingv2-targets'
@@ -17,7 +18,7 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { resolve } from 'node:path'
 import { enrichmentFiles } from './enrichments'
-import { API_URL_OUTPUT } from './outputs'
+import { API_URL_OUTPUT, RECOVER_FUNCTION_OUTPUT } from './outputs'
 import { addLocationOutputs } from './stack-outputs'
 import { streamTriggerSource } from './stream-source'
 import type { Construct } from 'constructs'
@@ -31,8 +32,8 @@ import { ENRICH_OFF_ENV, ENRICH_TRIGGER_ENV, type EnrichTrigger } from '../core/
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
 import { METRICS_TARGETS_ENV, type MetricsTargets } from '../core/metrics/cloudwatch'
 import { API_DOMAIN_ENV } from '../core/https/aws'
-import { buckets, databases, envVar, streams, tables, type BucketKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
-import { functions, httpAuthorizer, missingDatabases, streamTriggerFailureBucket, streamTriggerFailureMetricsId, streamTriggerFailurePrefix, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
+import { buckets, databases, envVar, queues, streams, tables, type BucketKey, type QueueDecl, type QueueKey, type DatabaseDecl, type DatabaseKey, type KeyDecl, type StreamKey, type TableDecl, type TableKey } from './resources'
+import { functions, httpAuthorizer, missingDatabases, queueTriggers, streamTriggerFailureBucket, streamTriggerFailureMetricsId, streamTriggerFailurePrefix, streamTriggers, triggerSettings, type FunctionDecl, type FunctionKey } from './functions'
 
 const attr = (k: KeyDecl) => ({ name: k.name, type: k.type === 'S' ? AttributeType.STRING : k.type === 'N' ? AttributeType.NUMBER : AttributeType.BINARY })
 
@@ -223,6 +224,31 @@ export interface FloeAppStackProps extends StackProps {
   readonly settings?: DeploySettings
 }
 
+/**
+ * The declared queues, each with its dead-letter queue (encrypted with SQS's
+ * own keys, TLS only). They hold work in progress, so they live and go with
+ * the app stack.
+ */
+function declaredQueues(scope: Construct): Record<QueueKey, Queue> {
+  const made = {} as Record<QueueKey, Queue>
+  for (const [key, decl] of Object.entries<QueueDecl>(queues)) {
+    const fifo = decl.fifo === true
+    const deadLetters = new Queue(scope, `${logicalId(key)}DeadLetterQueue`, {
+      fifo: fifo || undefined,
+      retentionPeriod: Duration.days(decl.deadLetterRetentionDays),
+      enforceSSL: true,
+    })
+    acknowledge(deadLetters, 'AwsSolutions-SQS3', `The dead-letter queue of the ${key} queue`)
+    made[key as QueueKey] = new Queue(scope, `${logicalId(key)}Queue`, {
+      fifo: fifo || undefined,
+      visibilityTimeout: Duration.seconds(decl.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: decl.maxReceiveCount },
+      enforceSSL: true,
+    })
+  }
+  return made
+}
+
 /** The functions, the HTTP API in front of them and the stream triggers. */
 export class FloeAppStack extends Stack {
   readonly api: HttpApi
@@ -238,11 +264,12 @@ export class FloeAppStack extends Stack {
     const settings = read.settings
     for (const w of read.warnings) Annotations.of(this).addWarningV2('floe:settings', w)
     const fns = {} as Record<FunctionKey, FloeFunction>
+    const data: DataResources = { ...props.data, queues: declaredQueues(this) }
     // A function whose database is not deployed is left out, with its routes and triggers.
     const deployed = Object.entries<FunctionDecl>(functions).filter(([, decl]) => missingDatabases(decl, (k) => props.data.databases[k] !== undefined).length === 0)
     for (const [key, decl] of deployed) {
       fns[key as FunctionKey] = new FloeFunction(this, `${logicalId(key)}`, {
-        key, decl, data: props.data, projectRoot: props.projectRoot, logRetentionDays: settings.logRetentionDays,
+        key, decl, data, projectRoot: props.projectRoot, logRetentionDays: settings.logRetentionDays,
         ...(key === 'enrich' ? { memoryMb: settings.enrich.memoryMb } : {}),
       })
     }
@@ -345,6 +372,11 @@ export class FloeAppStack extends Stack {
       // /health says so on AWS too (the local stack marks it down when it leaves the trigger out).
       if (t.function === 'enrich' && disabledReason === LICENSE_MESSAGE && fns.health) fns.health.fn.addEnvironment(ENRICH_OFF_ENV, 'licence')
     }
+    // Queue triggers: one mapping per declared trigger; a message whose processing keeps failing goes to the queue's dead-letter queue.
+    for (const t of queueTriggers) {
+      if (!fns[t.function]) continue
+      fns[t.function].fn.addEventSource(new SqsEventSource(data.queues![t.queue], { batchSize: t.batchSize, reportBatchItemFailures: true }))
+    }
     this.grantTriggerControl(fns, props.data)
     // The enrichment configuration files, synced to their prefix on every deploy (the enrich function reads them at start).
     const enrichmentsDir = settings.enrichmentsDir
@@ -370,6 +402,7 @@ export class FloeAppStack extends Stack {
     this.monitoring = new FloeMonitoring(this, 'Monitoring', { settings, functions: fns, data: props.data, api: this.api, enrichNamespace: fns.enrich ? enrichDeployment().metricsNamespace : undefined })
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'SNS topic the alarms are sent to (subscribe more destinations to it)' })
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of the pipeline' })
+    if (fns.recoverWorker) new CfnOutput(this, RECOVER_FUNCTION_OUTPUT, { value: fns.recoverWorker.fn.functionName, description: 'The recovery worker (floe recover --stack invokes it)' })
     new CfnOutput(this, API_URL_OUTPUT, { value: this.api.apiEndpoint, description: 'Base URL of the Floe HTTP API' })
     addLocationOutputs(this, props.data)
   }

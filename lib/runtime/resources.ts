@@ -1,4 +1,4 @@
-import { envVar, streams, type BucketKey, type ResourceKind, type StreamKey, type TableKey } from '../infra/resources'
+import { envVar, streams, type BucketKey, type ResourceKind, type StreamKey, type TableKey, type QueueKey } from '../infra/resources'
 
 function physical(kind: ResourceKind, key: string): string {
   const name = envVar(kind, key)
@@ -31,3 +31,6 @@ export function streamFormat(physicalName: string): 'thrift' | 'tsv' | 'json' | 
   }
   return undefined
 }
+
+/** The URL of a declared queue granted to this function; undefined where there is none (the local runtime has no queues). */
+export const queueUrl = (key: QueueKey): string | undefined => process.env[envVar('queue', key)] || undefined

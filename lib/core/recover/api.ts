@@ -25,6 +25,10 @@ export interface RecoverRequest {
   readonly dryRun: boolean
   /** Most bad rows taken (the rest stay for another run). */
   readonly limit?: number
+  /** The steps document as given (sent on with a run that continues elsewhere). */
+  readonly stepsDocument?: unknown
+  /** The request named its own limit. */
+  readonly limited?: boolean
 }
 
 export interface RecoverResult extends RecoverReport {
@@ -35,9 +39,37 @@ export interface RecoverResult extends RecoverReport {
   readonly message?: string
 }
 
+/** A run handed to the deployment's recovery worker. */
+export interface QueuedRun {
+  readonly runId: string
+  /** Bad rows the selection held when it was queued (undefined for the archive). */
+  readonly selected?: number
+}
+
 export interface RecoverApiDeps {
   run(req: RecoverRequest): Promise<RecoverResult>
+  /**
+   * Hands a replay too large for one request to the recovery worker (on AWS);
+   * undefined: it runs here (no worker, or small enough).
+   */
+  queue?(req: RecoverRequest): Promise<QueuedRun | undefined>
+  /** A run's record (`GET /control-plane/recover/<run id>`). */
+  status?(runId: string): Promise<RunStatus | undefined>
 }
+
+export interface RunStatus {
+  readonly runId: string
+  readonly state: 'running' | 'done'
+  readonly startedAt: string
+  readonly finishedAt?: string
+  readonly dryRun: boolean
+  readonly selection: unknown
+  /** The counts so far (a run in shares: after each share, with `shares`). */
+  readonly report?: unknown
+}
+
+/** A run id as `recover` makes them. */
+export const RUN_ID = /^recover-[0-9T]{15}-[0-9a-f]{8}$/
 
 const bad = (status: number, message: string, extra: Record<string, unknown> = {}) => json(status, { message, ...extra })
 const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -79,7 +111,7 @@ export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_IN
       if (!s.ok) return { ok: false, message: 'the recovery steps do not validate against iglu:io.floe/recovery_steps/jsonschema/1-0-0', errors: s.errors }
       steps = s.value
     }
-    return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit } }
+    return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit, stepsDocument: body.steps ?? undefined, limited: body.limit !== undefined } }
   } catch (err) {
     if (err instanceof RequestProblem) return { ok: false, message: err.message }
     throw err
@@ -88,6 +120,8 @@ export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_IN
 
 export function recoverApi(deps: RecoverApiDeps): HttpHandler {
   return async (req: HttpRequest): Promise<HttpResponse> => {
+    const sub = req.path.replace(/\/+$/, '').slice(RECOVER_PATH.length)
+    if (sub !== '') return runStatus(deps, req, sub.slice(1))
     if (req.method !== 'POST') return bad(405, 'Only POST is supported: {"dryRun": true, …} previews, without it the events are replayed', { allow: 'POST' })
     if (req.body.length > MAX_RECOVER_BODY_BYTES) return bad(413, `the request is larger than ${MAX_RECOVER_BODY_BYTES} bytes`)
     const type = (req.headers['content-type'] ?? '').toLowerCase()
@@ -98,18 +132,60 @@ export function recoverApi(deps: RecoverApiDeps): HttpHandler {
     } catch (err) {
       return bad(400, `the body is not JSON: ${(err as Error).message}`)
     }
-    const parsed = parseRecoverRequest(body, API_ROW_LIMIT)
-    if (!parsed.ok) return bad(400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
-    let result: RecoverResult
-    try {
-      result = await deps.run(parsed.value)
-    } catch (err) {
-      if (err instanceof Refusal) return bad(400, `the search store refuses the query: ${err.error.reason}`)
-      if (err instanceof RecoveryUnavailable) return bad(409, err.message)
-      throw err
+    const a = await answerRecover(deps, body)
+    return json(a.status, a.body)
+  }
+}
+
+/** An answer of the recovery API: a status and a JSON body. */
+export interface RecoverAnswer {
+  readonly status: number
+  readonly body: Record<string, unknown>
+}
+
+/**
+ * Answers a recovery request (the API's JSON body, or a direct invocation of
+ * the recovery worker by `floe recover --stack`): 200 with the report, 202
+ * when the run was queued, 404 when nothing is selected, 400/409 refusals.
+ */
+export async function answerRecover(deps: RecoverApiDeps, body: unknown): Promise<RecoverAnswer> {
+  const no = (status: number, message: string, extra: Record<string, unknown> = {}): RecoverAnswer => ({ status, body: { message, ...extra } })
+  const parsed = parseRecoverRequest(body, API_ROW_LIMIT)
+  if (!parsed.ok) return no(400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
+  let result: RecoverResult
+  try {
+    // A replay of a whole selection too large for one request: the worker runs it in shares.
+    const queued = !parsed.value.dryRun && !parsed.value.limited && deps.queue ? await deps.queue(parsed.value) : undefined
+    if (queued) {
+      return { status: 202, body: { ...queued, status: `${RECOVER_PATH}/${queued.runId}`, message: `the run is queued: it replays at most ${API_ROW_LIMIT} bad rows at a time; GET ${RECOVER_PATH}/${queued.runId} shows its progress` } }
     }
-    if (result.selected === 0) return json(404, { ...result, message: result.message ?? NOTHING_SELECTED })
-    return json(200, result)
+    result = await deps.run(parsed.value)
+  } catch (err) {
+    if (err instanceof Refusal) return no(400, `the search store refuses the query: ${err.error.reason}`)
+    if (err instanceof RecoveryUnavailable) return no(409, err.message)
+    throw err
+  }
+  if (result.selected === 0) return { status: 404, body: { ...result, message: result.message ?? NOTHING_SELECTED } }
+  return { status: 200, body: { ...result } }
+}
+
+async function runStatus(deps: RecoverApiDeps, req: HttpRequest, runId: string): Promise<HttpResponse> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return bad(405, `GET ${RECOVER_PATH}/<run id> shows a run`, { allow: 'GET' })
+  const a = await answerStatus(deps, runId)
+  return json(a.status, a.body)
+}
+
+/** A run's record: 200, or 404 (not a run id, no such run), 409 (no search store). */
+export async function answerStatus(deps: RecoverApiDeps, runId: unknown): Promise<RecoverAnswer> {
+  const no = (status: number, message: string): RecoverAnswer => ({ status, body: { message } })
+  if (typeof runId !== 'string' || !RUN_ID.test(runId)) return no(404, 'not a run id: they look like recover-20261127T071200-3f1c9a2b')
+  if (!deps.status) return no(409, 'this deployment keeps no record of runs (it has no search store)')
+  try {
+    const s = await deps.status(runId)
+    return s ? { status: 200, body: { ...s } } : no(404, `no run ${runId}`)
+  } catch (err) {
+    if (err instanceof RecoveryUnavailable) return no(409, err.message)
+    throw err
   }
 }
 

@@ -114,3 +114,39 @@ export async function recordRunStart(db: SearchDb, runId: string, at: number, dr
 export async function recordRunEnd(db: SearchDb, runId: string, at: number, report: unknown): Promise<void> {
   await db.sql.query(`UPDATE ${tablesOf(db).recoveryRuns} SET finished_at = $2::timestamptz, report = $3::jsonb WHERE id = $1`, [runId, new Date(at).toISOString(), JSON.stringify(report)])
 }
+
+/** A run's record: its selection, its report so far, and, for a run in shares, how many are done. */
+export interface RunRecord {
+  readonly runId: string
+  readonly startedAt: string
+  readonly finishedAt?: string
+  readonly dryRun: boolean
+  readonly selection: unknown
+  readonly report?: Record<string, unknown> & { shares?: number }
+}
+
+export async function runRecord(db: SearchDb, runId: string): Promise<RunRecord | undefined> {
+  const r = await db.sql.query<{ id: string; started_at: unknown; finished_at: unknown; dry_run: boolean; selection: unknown; report: unknown }>(
+    `SELECT id, started_at, finished_at, dry_run, selection, report FROM ${tablesOf(db).recoveryRuns} WHERE id = $1`,
+    [runId],
+  )
+  const row = r.rows[0]
+  if (!row) return undefined
+  const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
+  const iso = (v: unknown) => (v === null || v === undefined ? undefined : new Date(v as string).toISOString())
+  return { runId: row.id, startedAt: iso(row.started_at)!, finishedAt: iso(row.finished_at), dryRun: row.dry_run, selection: json(row.selection), report: json(row.report) ?? undefined }
+}
+
+/**
+ * Records share `share` of a run done with the totals so far (and the run
+ * finished with the last one), only if the record holds `share` shares:
+ * answers false when another delivery of the same share recorded it first.
+ */
+export async function recordShare(db: SearchDb, runId: string, share: number, totals: object, finished: boolean, at = Date.now()): Promise<boolean> {
+  const r = await db.sql.query<{ id: string }>(
+    `UPDATE ${tablesOf(db).recoveryRuns} SET report = $3::jsonb, finished_at = CASE WHEN $4 THEN $5::timestamptz ELSE NULL END
+     WHERE id = $1 AND finished_at IS NULL AND COALESCE((report->>'shares')::int, 0) = $2 RETURNING id`,
+    [runId, share, JSON.stringify({ ...totals, shares: share + 1 }), finished, new Date(at).toISOString()],
+  )
+  return r.rows.length === 1
+}

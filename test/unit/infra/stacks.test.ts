@@ -4,7 +4,7 @@ import { FloeAppStack, FloeDataStack } from '../../../lib/infra/stacks'
 import { projectRoot } from '../../../lib/local/handlers'
 import { describe, expect, it, vi } from 'vitest'
 import { databases, envVar } from '../../../lib/infra/resources'
-import { functions, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
+import { functions, queueTriggers, streamTriggers, streamTriggerDefaults, triggerSettings } from '../../../lib/infra/functions'
 import { synthTemplates } from '../../support/synth'
 
 const { app, data } = synthTemplates()
@@ -26,7 +26,8 @@ describe('CDK app', () => {
 
   it('maps each stream trigger with the safe defaults: partial failures, bisect, bounded retries and age, S3 on failure', () => {
     const mappings = app.findResources('AWS::Lambda::EventSourceMapping')
-    expect(Object.keys(mappings)).toHaveLength(streamTriggers.length)
+    // and the queue triggers (test/unit/infra/recover-worker.test.ts)
+    expect(Object.keys(mappings)).toHaveLength(streamTriggers.length + queueTriggers.length)
     for (const t of streamTriggers) {
       const s = triggerSettings(t)
       app.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -81,7 +82,7 @@ describe('the search store', () => {
 
   it('is reached by its functions through the Data API, without a VPC, from a JSON connection descriptor', () => {
     const users = Object.entries(functions).filter(([, f]) => (f as { databases?: object; optionalDatabases?: object }).databases ?? (f as { optionalDatabases?: object }).optionalDatabases).map(([k]) => k)
-    expect(users.sort()).toEqual(['controlPlane', 'search', 'searchLoader'])
+    expect(users.sort()).toEqual(['controlPlane', 'recoverWorker', 'search', 'searchLoader'])
     const withDb = Object.values(app.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.[envVar('database', 'search')])
     expect(withDb).toHaveLength(users.length)
     for (const f of withDb) {

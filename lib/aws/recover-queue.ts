@@ -1,0 +1,65 @@
+/**
+ * Recovery runs larger than one request, on AWS: the control plane records
+ * the run and sends its first share to the `recoverRuns` queue; the
+ * `recoverWorker` function replays one share per message (see
+ * `lib/core/recover/worker.ts`). Where the queue is not granted (the local
+ * runtime has no queues), nothing is queued and the request runs in-process.
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { API_ROW_LIMIT, RecoveryUnavailable, type QueuedRun, type RecoverRequest, type RunStatus } from '../core/recover/api'
+import { emptyReport } from '../core/recover/run'
+import { countSelection, recordRunStart, recordShare, runRecord } from '../core/recover/store'
+import type { ShareMessage, WorkerPorts } from '../core/recover/worker'
+import { envVar } from '../infra/resources'
+import { queueUrl } from '../runtime/resources'
+import { database } from './database'
+import { newRunId, runRecovery } from './recover-service'
+
+let sqs: SQSClient | undefined
+
+/** Sends a share; FIFO: one message group per run, deduplicated by run and share. */
+export async function sendShare(m: ShareMessage, url = queueUrl('recoverRuns'), client: SQSClient = (sqs ??= new SQSClient({}))): Promise<void> {
+  if (!url) throw new Error('the recoverRuns queue is not granted to this function')
+  await client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(m), MessageGroupId: m.runId, MessageDeduplicationId: `${m.runId}.${m.share}` }))
+}
+
+const hasSearchStore = () => process.env[envVar('database', 'search')] !== undefined
+
+/** Queues a replay when this function has the queue and the selection is larger than one request takes (the archive: always). */
+export async function queueRecovery(req: RecoverRequest): Promise<QueuedRun | undefined> {
+  if (!queueUrl('recoverRuns') || req.dryRun) return undefined
+  if (!hasSearchStore()) throw new RecoveryUnavailable('this deployment has no search store: recovery keeps its claims there')
+  const db = await database('search')
+  let selected: number | undefined
+  if (req.source === 'search') {
+    selected = await countSelection(db, req.selection)
+    if (selected <= API_ROW_LIMIT) return undefined
+  }
+  const runId = newRunId()
+  await recordRunStart(db, runId, Date.now(), false, { ...req.selection, source: req.source, steps: req.steps.name, queued: true })
+  await sendShare({ runId, share: 0, selection: req.selection, source: req.source, steps: req.stepsDocument })
+  return { runId, ...(selected !== undefined ? { selected } : {}) }
+}
+
+/** A run's record, for `GET /control-plane/recover/<run id>`. */
+export async function recoveryStatus(runId: string): Promise<RunStatus | undefined> {
+  if (!hasSearchStore()) throw new RecoveryUnavailable('this deployment has no search store: runs are recorded there')
+  const r = await runRecord(await database('search'), runId)
+  if (!r) return undefined
+  return { runId: r.runId, state: r.finishedAt ? 'done' : 'running', startedAt: r.startedAt, finishedAt: r.finishedAt, dryRun: r.dryRun, selection: r.selection, report: r.report }
+}
+
+/** The worker's ports on this deployment. */
+export function workerPorts(): WorkerPorts {
+  return {
+    async progress(runId) {
+      const r = await runRecord(await database('search'), runId)
+      if (!r) return undefined
+      const report = { ...emptyReport(runId, false), ...(r.report ?? {}) }
+      return { shares: Number(r.report?.shares ?? 0), finished: r.finishedAt !== undefined, report }
+    },
+    replay: (req, runId) => runRecovery(req, { runId, record: false }),
+    record: async (runId, share, totals, finished) => recordShare(await database('search'), runId, share, totals, finished),
+    send: (m) => sendShare(m),
+  }
+}
