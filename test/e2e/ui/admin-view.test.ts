@@ -6,12 +6,11 @@
  * refuses the query. Counts are written with their plural right.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../../support/chromium'
 import { TEST_CREDENTIALS, useLocalStack, withAuth } from '../../support/stack'
 
-const CHROMIUM = '/usr/bin/chromium'
 const SUPER_KEY = randomUUID()
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER_KEY } })
 
@@ -27,8 +26,7 @@ const textOf = (l: Locator) => l.innerText()
 const MISSING = 'iglu:com.acme.admin/missing_schema/jsonschema/1-0-0'
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium`)
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  browser = await launchChromium()
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, httpCredentials: TEST_CREDENTIALS, reducedMotion: 'reduce' })
   context.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(`${p.url()}: ${e.message}`)))
   context.on('request', (r) => r.url().includes('/registry-server/') && registryCalls.push(`${r.url()} ${JSON.stringify(r.headers())}`))

@@ -2,24 +2,16 @@
  * /home's overview shows what /health reports while it answers 503: here a
  * stack without the licence, whose enrich is off.
  */
-import { chromium, type Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useChromium } from '../../support/chromium'
 import { TEST_CREDENTIALS, useLocalStack } from '../../support/stack'
 
-const CHROMIUM = '/usr/bin/chromium'
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_IGLU_CENTRAL_URL: '' } })
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useChromium()
 
 describe('/home and an unhealthy stack', () => {
   it('shows each cause /health reports in a banner on the overview', async () => {
-    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const context = await browser.current.newContext({ httpCredentials: TEST_CREDENTIALS })
     const page = await context.newPage()
     await page.goto(`${stack.current.url}/home#/overview`)
     const banner = page.getByTestId('health-causes')
@@ -30,7 +22,7 @@ describe('/home and an unhealthy stack', () => {
     await context.close()
   }, 60_000)
   it('shows the same banner on the dashboard', async () => {
-    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const context = await browser.current.newContext({ httpCredentials: TEST_CREDENTIALS })
     const page = await context.newPage()
     await page.goto(`${stack.current.url}/dashboard-ui`)
     const banner = page.getByTestId('health-causes')
@@ -39,7 +31,7 @@ describe('/home and an unhealthy stack', () => {
     await context.close()
   }, 60_000)
   it("shows Collector and Enrich in the Services table, enrich off for want of the licence", async () => {
-    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const context = await browser.current.newContext({ httpCredentials: TEST_CREDENTIALS })
     const page = await context.newPage()
     await page.goto(`${stack.current.url}/home#/overview`)
     await page.getByTestId('state-enrich').waitFor()

@@ -2,24 +2,16 @@
  * A stack without the licence: the health banner leads to the control plane's
  * Licence card, where the signed-in user accepts it and enrich starts.
  */
-import { chromium, type Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useChromium } from '../../support/chromium'
 import { TEST_CREDENTIALS, useLocalStack } from '../../support/stack'
 
-const CHROMIUM = '/usr/bin/chromium'
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_IGLU_CENTRAL_URL: '' } })
-let browser: Browser
-
-beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
-}, 60_000)
-afterAll(async () => {
-  await browser?.close()
-})
+const browser = useChromium()
 
 describe('accepting the licence on /home', () => {
   it('goes from the banner to the Licence card, which records the signed-in user and starts enrich', async () => {
-    const context = await browser.newContext({ httpCredentials: TEST_CREDENTIALS })
+    const context = await browser.current.newContext({ httpCredentials: TEST_CREDENTIALS })
     const page = await context.newPage()
     await page.goto(`${stack.current.url}/home#/overview`)
     await page.getByTestId('accept-licence').click()

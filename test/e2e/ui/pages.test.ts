@@ -5,14 +5,14 @@
  * every page and tab are saved in test-artifacts/ui/.
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { projectRoot } from '../../../lib/local/handlers'
+import { launchChromium } from '../../support/chromium'
 import { TEST_CREDENTIALS, useLocalStack, withAuth } from '../../support/stack'
 
-const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = join(projectRoot, 'test-artifacts', 'ui')
 const SUPER_KEY = randomUUID()
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER_KEY, FLOE_DNS_SERVERS: '127.0.0.1:1' } })
@@ -52,9 +52,8 @@ const MISSING = 'iglu:com.acme.e2e/missing_schema/jsonschema/1-0-0'
 const unstruct = (schema: string, data: unknown) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema, data } })
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium (.ci/run installs it)`)
   mkdirSync(SHOTS, { recursive: true })
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  browser = await launchChromium()
   context = await newContext()
   page = await context.newPage()
 }, 60_000)

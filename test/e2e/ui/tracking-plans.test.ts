@@ -7,15 +7,15 @@
  * draft tried against the stored events lists the violators. Screenshots of
  * the tab with data are saved in test-artifacts/tracking-plans/.
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../../support/chromium'
 import { projectRoot } from '../../../lib/local/handlers'
 import { basicAuth, TEST_CREDENTIALS, useLocalStack } from '../../support/stack'
 import { newTenant, objectSchema, putSchema, type Tenant } from '../../integration/tracking-design/helpers'
 
-const CHROMIUM = '/usr/bin/chromium'
 const SHOTS = join(projectRoot, 'test-artifacts', 'tracking-plans')
 const CHECKOUT = 'iglu:com.acme/checkout_step/jsonschema/1-0-0'
 const CART = 'iglu:com.acme/cart/jsonschema/1-0-0'
@@ -40,7 +40,6 @@ async function send(step: string, claim?: object) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium (.ci/run installs it)`)
   mkdirSync(SHOTS, { recursive: true })
   // The first request starts the authorizer and the control plane (slow on a loaded machine: the gateway may answer 500 once).
   for (let i = 0; i < 3 && (await fetch(url('/control-plane/tracking-plans'), { headers: { authorization: basicAuth() } })).status === 500; i++);
@@ -58,7 +57,7 @@ beforeAll(async () => {
   await stack.current.drain() // and the loaders have loaded it
   // a newer version of the data structure that the rules do not fit: a compatibility warning
   await putSchema(stack.current, 'iglu:com.acme/checkout_step/jsonschema/1-0-1', objectSchema({ step: { type: 'string', maxLength: 5 } }))
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  browser = await launchChromium()
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, httpCredentials: TEST_CREDENTIALS, reducedMotion: 'reduce' })
   context.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(`${p.url()}: ${e.message}`)))
   page = await context.newPage()
