@@ -5,22 +5,15 @@
 import Ajv from 'ajv-draft-04'
 import type { ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import { rng } from '../../support/random'
+
+export { rng }
 
 type J = Record<string, unknown>
 type Resolve = (uri: string) => object | undefined
 
 const isObj = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function strip(s: object): J {
   const c: J = { ...(s as J) }

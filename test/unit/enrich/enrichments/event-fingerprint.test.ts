@@ -8,18 +8,8 @@
 import { describe, expect, it } from 'vitest'
 import { fingerprint, fingerprintFields, type FieldOrder } from '../../../../lib/core/enrich/enrichments/event-fingerprint'
 import { batch, columns, configuredEnricher, enrichmentConfig, only, payload } from '../helpers'
+import { rng } from '../../../support/random'
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const NAMES = ['e', 'p', 'tv', 'aid', 'eid', 'stm', 'dtm', 'cx', 'ue_px', 'url', 'refr', 'page', 'duid', 'vid', 'se_ca', 'se_ac', '10', '2', '__proto__', 'Z', 'é', 'a\u001fb', '']
 const PIECES = ['a', 'Z', '0', ' ', '=', '&', '\u001f', '\t', 'é', '日本', '\u{1F600}', '\ud800', '\udc00', 'eyJzY2hlbWEiOiJpZ2x1', '-_']
