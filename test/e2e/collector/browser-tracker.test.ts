@@ -1,16 +1,13 @@
+import { launchPersistentChromium, servePage } from '../../support/chromium'
 import { build } from 'esbuild'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { rmSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { projectRoot } from '../../../lib/local/handlers'
 import { testClients, useLocalStack } from '../../support/stack'
 import { eventsOf, readPayloads } from '../../support/streams'
 
-const CHROMIUM = '/usr/bin/chromium'
 const stack = useLocalStack({ triggers: false })
 
 /** The page's script: the real browser tracker, bundled, driven from the test through `window.floe`. */
@@ -56,24 +53,11 @@ beforeAll(async () => {
     logLevel: 'silent',
   })
   const script = bundle.outputFiles[0]!.contents
-  pageServer = createServer((req, res) => {
-    if (req.url === '/tracker.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' })
-      return res.end(script)
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    res.end('<!doctype html><html><head><title>Floe e2e</title><script src="/tracker.js"></script></head><body>e2e</body></html>')
-  })
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve))
+  const served = await servePage(script, '<!doctype html><html><head><title>Floe e2e</title><script src="/tracker.js"></script></head><body>e2e</body></html>')
+  pageServer = served.server
   // Another port: a different origin (CORS with credentials), the same site (the cookie is first-party).
-  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`
-  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium (.ci/run installs it)`)
-  userDataDir = mkdtempSync(join(tmpdir(), 'floe-chromium-'))
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  pageOrigin = served.origin
+  ;({ context, userDataDir } = await launchPersistentChromium())
   page = await context.newPage()
   await page.goto(`${pageOrigin}/index.html`)
 }, 60_000)

@@ -9,19 +9,16 @@
  * `beacon`: keepalive POST) on a page load of its own, then `/micro/good`
  * read once, as the suite does.
  */
+import { launchPersistentChromium, servePage } from '../../support/chromium'
 import { build } from 'esbuild'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import { rmSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { projectRoot } from '../../../lib/local/handlers'
 import { eventually } from '../../support/process'
 import { useLocalStack, withAuth } from '../../support/stack'
 
-const CHROMIUM = '/usr/bin/chromium'
 const VERSION = '4.10.1'
 const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
 
@@ -77,23 +74,10 @@ async function good(): Promise<any[]> {
 beforeAll(async () => {
   const bundle = await build({ stdin: { contents: ENTRY, resolveDir: projectRoot, loader: 'js' }, bundle: true, format: 'iife', platform: 'browser', target: 'es2020', write: false, logLevel: 'silent' })
   const script = bundle.outputFiles[0]!.contents
-  pageServer = createServer((req, res) => {
-    if (req.url === '/tracker.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' })
-      return res.end(script)
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    res.end('<!doctype html><html><head><title>Integration test page</title><script src="/tracker.js"></script></head><body><p id="title">Page for sending requests to Snowplow Micro</p></body></html>')
-  })
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve))
-  const pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`
-  if (!existsSync(CHROMIUM)) throw new Error(`Debian's Chromium is needed at ${CHROMIUM} for the browser tests: apt-get install chromium (.ci/run installs it)`)
-  userDataDir = mkdtempSync(join(tmpdir(), 'floe-chromium-'))
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  const served = await servePage(script, '<!doctype html><html><head><title>Integration test page</title><script src="/tracker.js"></script></head><body><p id="title">Page for sending requests to Snowplow Micro</p></body></html>')
+  pageServer = served.server
+  const pageOrigin = served.origin
+  ;({ context, userDataDir } = await launchPersistentChromium())
   const page = await context.newPage()
   for (const method of METHODS) {
     await page.goto(`${pageOrigin}/integration.html?eventMethod=${method}`)
