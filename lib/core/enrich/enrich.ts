@@ -47,6 +47,8 @@ export interface EnrichSettings {
   readonly schemaOverrides?: AdapterContext['schemaOverrides']
   /** Time the schema pattern checks of one stream record may take together (default `PATTERN_BUDGET_MS`). */
   readonly patternBudgetMs?: number
+  /** The clock that times those checks, in milliseconds (default `performance.now`). */
+  readonly patternClock?: () => number
 }
 
 /** Per batch: the processing time and the event-id source. */
@@ -146,7 +148,7 @@ export class Enricher {
    * becomes outputs, and a defect a rejected promise.
    */
   enrichRecord(record: Uint8Array, batch: BatchContext): RecordOutcome | Promise<RecordOutcome> {
-    const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null, patterns: new PatternBudget(this.settings.patternBudgetMs) }
+    const out: EventOut & { payloads: number; collectorTimestamp: number | null } = { outputs: [], payloads: 0, dropped: 0, invalid: [], collectorTimestamp: null, patterns: new PatternBudget(this.settings.patternBudgetMs, this.settings.patternClock) }
     this.adapterContext.now = this.settings.resolver.clock()
     try {
       const kind = compression(record)
