@@ -31,23 +31,38 @@ export interface StepResult {
 /** What steps can read besides the event. */
 export interface StepInput {
   readonly raw: RawEvent
-  /** The page URL's query parameters (set by the built-in step at 8.5). */
-  pageQuery: NameValue[] | null
+  /** The page URL's query parameters (set by the built-in step at 8.5); shared between events, not to be changed. */
+  pageQuery: readonly NameValue[] | null
   /** The page URL's checked query text (set by the built-in step at 8.5); `pageQuery` splits it when first read. */
   pageQueryText?: string | null
 }
 
+/** Split page queries by text: the same landing pages recur event after event. */
+const splitQueries = new Map<string, readonly NameValue[]>()
+
+/** `splitQuery(text)`, remembered for texts up to 2,048 characters. */
+function splitQueryRemembered(text: string): readonly NameValue[] {
+  if (text.length > 2_048) return splitQuery(text)
+  let pairs = splitQueries.get(text)
+  if (pairs === undefined) {
+    pairs = splitQuery(text)
+    if (splitQueries.size >= 1_024) splitQueries.clear()
+    splitQueries.set(text, pairs)
+  }
+  return pairs
+}
+
 /** A step input whose page query is split only when a step reads it. */
 export class EventStepInput implements StepInput {
-  private pairs: NameValue[] | null | undefined = null
+  private pairs: readonly NameValue[] | null | undefined = null
   private text: string | null = null
   constructor(readonly raw: RawEvent) {}
 
-  get pageQuery(): NameValue[] | null {
-    if (this.pairs === undefined) this.pairs = splitQuery(this.text!)
+  get pageQuery(): readonly NameValue[] | null {
+    if (this.pairs === undefined) this.pairs = splitQueryRemembered(this.text!)
     return this.pairs
   }
-  set pageQuery(v: NameValue[] | null) {
+  set pageQuery(v: readonly NameValue[] | null) {
     this.pairs = v
     this.text = null
   }

@@ -7,7 +7,8 @@ import { base64Text, decodeBase64Lenient, formatTimestamp, isUuid, parseTimestam
 import { javaFloat, javaFloatText, toPartialJson, toTsv } from '../../../lib/core/enrich/event'
 import { F, FIELD_COUNT, FIELD_KINDS, FIELDS } from '../../../lib/core/enrich/fields'
 import { arrayElements, compactJson, memberSpan, quote, sdjSpans, wrapperSpans } from '../../../lib/core/enrich/json'
-import { derivedTimestamp } from '../../../lib/core/enrich/steps'
+import { derivedTimestamp, EventStepInput } from '../../../lib/core/enrich/steps'
+import { splitQuery } from '../../../lib/core/enrich/querystring'
 import { rawEventJson } from '../../../lib/core/enrich/badrows'
 import type { LoadedPayload } from '../../../lib/core/enrich/payload'
 import { parseUri } from '../../../lib/core/enrich/uri'
@@ -351,6 +352,19 @@ describe('TSV-safe text without per-value checks', () => {
       expect(post.page_title, JSON.stringify(page)).toBe(get.page_title)
       expect(post.app_id).toBe(get.app_id)
       expect(CONTROL.test(post.page_title!)).toBe(false)
+    }
+  })
+})
+
+describe('page query', () => {
+  it('is split as splitQuery splits it, text after text and when a text recurs', () => {
+    const r = rng(7)
+    const texts = Array.from({ length: 300 }, () => randomText(r, ['a', '=', '&', '%20', '+', 'utm_source', '%', 'é', '=='], 12))
+    texts.push('x'.repeat(3_000) + '=1')
+    for (const text of [...texts, ...texts.reverse()]) {
+      const input = new EventStepInput({} as never)
+      input.pageQueryText = text
+      expect(input.pageQuery).toEqual(splitQuery(text))
     }
   })
 })

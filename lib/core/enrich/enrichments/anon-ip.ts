@@ -9,6 +9,8 @@ import type { Enrichment } from '../steps'
 import { ConfigError, ORDER, type EnrichmentModule } from './module'
 
 const MASK = 'x'
+/** Addresses whose anonymized form is remembered. */
+const MEMO_SIZE = 4_096
 
 /** Splits as Java's `String.split` does: trailing empty parts are dropped (an input without the separator is kept whole). */
 function javaSplit(s: string, sep: string): string[] {
@@ -70,12 +72,21 @@ export const anonIp: EnrichmentModule = {
     const segments = p.anonSegments === undefined ? octets : Number(p.anonSegments)
     if (!Number.isInteger(octets) || octets < 1 || octets > 4) throw new ConfigError(`anonOctets must be a whole number from 1 to 4, got ${JSON.stringify(p.anonOctets)}`)
     if (!Number.isInteger(segments) || segments < 1 || segments > 8) throw new ConfigError(`anonSegments must be a whole number from 1 to 8, got ${JSON.stringify(p.anonSegments)}`)
+    // The same addresses recur batch after batch: their answers (`anonymizeIp`, a pure function) are kept.
+    const seen = new Map<string, string | null>()
     return {
       id: 'anon-ip',
       order: ORDER.anonIp,
       run(ev) {
         const ip = ev.f[F.user_ipaddress] as string | null
-        if (ip !== null) ev.f[F.user_ipaddress] = anonymizeIp(ip, octets, segments)
+        if (ip === null) return {}
+        let masked = seen.get(ip)
+        if (masked === undefined) {
+          masked = anonymizeIp(ip, octets, segments)
+          if (seen.size >= MEMO_SIZE) seen.clear()
+          if (ip.length <= 64) seen.set(ip, masked)
+        }
+        ev.f[F.user_ipaddress] = masked
         return {}
       },
     }

@@ -3,6 +3,8 @@ import { isIPv4, isIPv6 } from 'node:net'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Enricher } from '../../../../lib/core/enrich/enrich'
+import type { EnrichedEvent } from '../../../../lib/core/enrich/event'
+import { F } from '../../../../lib/core/enrich/fields'
 import { anonymizeIp } from '../../../../lib/core/enrich/enrichments/anon-ip'
 import { buildEnrichments, loadEnrichmentConfigs } from '../../../../lib/core/enrich/enrichments/registry'
 import { ENRICH_PROCESSOR } from '../../../../lib/core/enrich/version'
@@ -77,6 +79,21 @@ describe('anon_ip', () => {
       const e = new Enricher({ resolver, processor: ENRICH_PROCESSOR, emitFailed: true, enrichments: built.enrichments })
       const o = await e.enrichRecord(payload({ path: '/i', querystring: 'e=pv&p=web&tv=js-3', ipAddress: ip }), batch())
       expect(columns((only(o, 'good')[0] as { tsv: string }).tsv).user_ipaddress).toBe(want)
+    }
+  })
+
+  it('gives the same address the same answer event after event, as the plain definition does', async () => {
+    const text = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/anon_ip/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'anon_ip', enabled: true, parameters: { anonOctets: 2, anonSegments: 3 } } })
+    const r = await loadEnrichmentConfigs([{ source: 'anon_ip.json', text }], resolver)
+    if (!r.ok) throw new Error(r.errors.join())
+    const built = await buildEnrichments(r.configs, { assets: { path: () => '' }, legacyOrder: false })
+    if (!built.ok) throw new Error(built.errors.join())
+    const step = built.enrichments.find((x) => x.id === 'anon-ip')!
+    const ips = [...CASES.map(([ip]) => ip), '10.0.0.1', '2001:db8::1', '10.0.0.1', '::FFFF:152.16.24.123', '']
+    for (const ip of [...ips, ...ips]) {
+      const ev = { f: { [F.user_ipaddress]: ip } } as unknown as EnrichedEvent
+      step.run(ev, {} as never)
+      expect(ev.f[F.user_ipaddress]).toBe(anonymizeIp(ip, 2, 3))
     }
   })
 })

@@ -51,4 +51,28 @@ describe('both in the enricher', () => {
       { schema: 'iglu:org.ietf/http_cookie/jsonschema/1-0-0', data: { name: '_ga', value: 'GA1.2' } },
     ])
   })
+
+  it('the cookie step answers a recurring list of headers as extractCookies does', async () => {
+    const text = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/cookie_extractor_config/jsonschema/1-0-0', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'cookie_extractor_config', enabled: true, parameters: { cookies: ['sp', '_ga'] } } })
+    const r = await loadEnrichmentConfigs([{ source: 'c.json', text }], resolver)
+    if (!r.ok) throw new Error(r.errors.join())
+    const built = await buildEnrichments(r.configs, { assets: { path: () => '' }, legacyOrder: false })
+    if (!built.ok) throw new Error(built.errors.join())
+    const step = built.enrichments.find((x) => x.id === 'cookie-extractor')!
+    const lists = [
+      ['Cookie: sp=abc; _ga=1', 'Content-Type: text/plain'],
+      ['Cookie: sp=abd; _ga=1', 'Content-Type: text/plain'],
+      ['cookie: sp=abc', 'COOKIE: _ga=2'],
+      ['Content-Type: text/plain'],
+      [],
+      ['Cookie: sp=abc; _ga=1', 'Content-Type: text/plain'],
+      ['Cookie: ' + 'x'.repeat(9_000) + '; sp=long'],
+      ['Cookie: ' + 'x'.repeat(9_000) + '; sp=long2'],
+    ]
+    for (const headers of [...lists, ...lists]) {
+      const got = step.run({} as never, { raw: { payload: { headers } } } as never) as { contexts?: { data: string }[] }
+      const want = extractCookies(headers, new Set(['sp', '_ga']))
+      expect((got.contexts ?? []).map((c) => JSON.parse(c.data))).toEqual(want)
+    }
+  })
 })
