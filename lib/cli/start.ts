@@ -16,6 +16,7 @@ export const startCommand: Command = {
     '  FLOE_RESOLVER_CONFIG          Iglu resolver configuration (JSON)',
     '  FLOE_IGLU_CENTRAL_URL         Iglu Central mirror to use instead of https://iglucentral.com',
     '  FLOE_RESOLVER_CACHE_TTL, FLOE_RESOLVER_LOOKUP_TIMEOUT  schema cache lifetime and lookup budget',
+    '  FLOE_BATCHING_WINDOW_SECONDS  longest wait of a stream trigger to fill a batch (default each one\'s own, as on AWS: 60 for the archive)',
     '  FLOE_JAVA                     the java executable for DynamoDB Local (default: java on PATH)',
     '  FLOE_WATCH_PARENT             1: stop when the launching process exits (on by default under npm)',
   ].join('\n'),

@@ -89,6 +89,12 @@ export async function startFromCli(): Promise<number> {
     process.stderr.write(`floe: ${username && usernameProblem(username) ? 'FLOE_USERNAME' : 'FLOE_PASSWORD'}: ${credentialsProblem}\n`)
     return 2
   }
+  const windowText = process.env.FLOE_BATCHING_WINDOW_SECONDS?.trim()
+  const windowCap = windowText ? Number(windowText) : undefined
+  if (windowCap !== undefined && !(Number.isInteger(windowCap) && windowCap >= 0 && windowCap <= 300)) {
+    process.stderr.write(`floe: FLOE_BATCHING_WINDOW_SECONDS must be a whole number of seconds from 0 to 300, got '${windowText}'\n`)
+    return 2
+  }
   try {
     httpsFromEnvironment(process.env)
   } catch (err) {
@@ -110,7 +116,7 @@ export async function startFromCli(): Promise<number> {
   log(`starting Floe (data in ${dir})`)
   let stack
   try {
-    stack = await startLocalStack({ dataDir: dir, host, emulatorHost, port, log })
+    stack = await startLocalStack({ dataDir: dir, host, emulatorHost, port, log, batchingWindowCapSeconds: windowCap })
   } catch (err) {
     rmSync(join(dir, 'floe.pid'), { force: true })
     if (err instanceof JavaMissingError || err instanceof JavaCompilerMissingError) {

@@ -46,6 +46,8 @@ export interface LocalStackOptions {
   readonly pollIntervalMs?: number
   /** Settings applied over every stream trigger's own, e.g. a zero batching window in tests. */
   readonly triggerOverrides?: Partial<StreamTriggerSettings>
+  /** The longest batching window any stream trigger waits, in seconds (`FLOE_BATCHING_WINDOW_SECONDS`); shorter ones are kept. */
+  readonly batchingWindowCapSeconds?: number
   /** First retry delay of stream triggers (default 200 ms). */
   readonly retryDelayMs?: number
   /** Enrichment configuration files to deploy (default `FLOE_ENRICHMENTS_DIR`); none when unset. */
@@ -156,7 +158,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           kinesis: aws.kinesis,
           streamName: names.streams[t.stream],
           functionName: t.function,
-          settings: { ...triggerSettings(t), ...opts.triggerOverrides },
+          settings: capWindow({ ...triggerSettings(t), ...opts.triggerOverrides }, opts.batchingWindowCapSeconds),
           checkpoints,
           invoke: (event) => invoke(t.function, event),
           writeFailure: async (doc) => {
@@ -237,4 +239,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     logFiles?.close()
     throw err
   }
+}
+
+/** `settings` with a batching window of at most `cap` seconds. */
+function capWindow(settings: StreamTriggerSettings, cap: number | undefined): StreamTriggerSettings {
+  return cap === undefined || settings.maxBatchingWindowSeconds <= cap ? settings : { ...settings, maxBatchingWindowSeconds: cap }
 }

@@ -10,11 +10,11 @@ import type { EndpointsFile } from '../../lib/local/cli-start'
 import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
 import { TEST_CREDENTIALS, withAuth } from '../support/stack'
 
-/** The archive loader's trigger waits up to 60 s to fill a batch (its batching window), as on AWS. */
-const ARCHIVE_WAIT_MS = 120_000
+/** The archive loader's trigger waits up to 60 s to fill a batch (its batching window, as on AWS); here at most 1 s. */
+const ARCHIVE_WAIT_MS = 30_000
 
 const dataDir = mkdtempSync(join(tmpdir(), 'floe-start-'))
-const env = { FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password }
+const env = { FLOE_DATA_DIR: dataDir, PORT: '0', FLOE_BATCHING_WINDOW_SECONDS: '1', ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password }
 const started: Running[] = []
 
 afterAll(async () => {
@@ -124,11 +124,14 @@ describe('floe start', () => {
   }, 120_000)
 })
 
-describe('floe start with a bad super API key', () => {
+describe('floe start with a bad setting', () => {
   it('refuses to start, naming the variable', async () => {
     const p = floe(['start'], { FLOE_DATA_DIR: join(dataDir, 'other'), PORT: '0', FLOE_SUPER_API_KEY: 'not-a-uuid' })
     expect(await p.exited).toBe(2)
     expect(p.output()).toContain('FLOE_SUPER_API_KEY must be a UUID v4')
+    const w = floe(['start'], { FLOE_DATA_DIR: join(dataDir, 'other'), PORT: '0', FLOE_BATCHING_WINDOW_SECONDS: '1.5' })
+    expect(await w.exited).toBe(2)
+    expect(w.output()).toContain("FLOE_BATCHING_WINDOW_SECONDS must be a whole number of seconds from 0 to 300, got '1.5'")
   })
 })
 
