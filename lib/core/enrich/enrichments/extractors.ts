@@ -57,26 +57,6 @@ export function extractCookies(headers: readonly string[], names: ReadonlySet<st
   return out
 }
 
-/**
- * `extractCookies` for one set of names, remembering the answer per list of
- * headers: a visitor's requests carry the same `Cookie` header event after event.
- */
-function rememberedCookies(names: ReadonlySet<string>): (headers: readonly string[]) => { name: string; value: string | null }[] {
-  const seen = new Map<string, { name: string; value: string | null }[]>()
-  return (headers) => {
-    let key = ''
-    for (const h of headers) if (h.length > 6 && (h.charCodeAt(0) | 32) === 99 /* c */) key += `${h}\n`
-    if (key === '' || key.length > 8_192) return extractCookies(headers, names)
-    let found = seen.get(key)
-    if (found === undefined) {
-      found = extractCookies(headers, names)
-      if (seen.size >= 1_000) seen.clear()
-      seen.set(key, found)
-    }
-    return found
-  }
-}
-
 /** The `http_header` data of the headers whose whole name matches. */
 export function extractHeaders(headers: readonly string[], pattern: { test(s: string): boolean }): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = []
@@ -123,7 +103,7 @@ export const cookieExtractor: EnrichmentModule = {
     const cookies = config.parameters.cookies
     if (!Array.isArray(cookies) || !cookies.every((c) => typeof c === 'string')) throw new ConfigError('cookies must be a list of cookie names')
     const names = new Set(cookies)
-    return headerStep('cookie-extractor', ORDER.cookieExtractor, COOKIE, rememberedCookies(names))
+    return headerStep('cookie-extractor', ORDER.cookieExtractor, COOKIE, (headers) => extractCookies(headers, names))
   },
 }
 

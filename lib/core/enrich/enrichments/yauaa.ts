@@ -165,6 +165,14 @@ export function clientHints(headers: readonly string[]): Record<string, string> 
   return out
 }
 
+/** Whether any header is a client hint (`Sec-CH-UA…`, any case), as `clientHints` finds them, without building anything. */
+export function hasClientHints(headers: readonly string[]): boolean {
+  for (const h of headers) {
+    if (h.length > 9 && (h.charCodeAt(0) | 32) === 115 && h.indexOf(': ') >= 9 && h.slice(0, 9).toLowerCase() === 'sec-ch-ua') return true
+  }
+  return false
+}
+
 const fieldsData = (f: YauaaFields) => `{${Object.keys(f).sort().map((k) => `${quote(k)}:${quote(f[k]!)}`).join(',')}}`
 
 export const yauaa: EnrichmentModule = {
@@ -174,21 +182,25 @@ export const yauaa: EnrichmentModule = {
   async create(config): Promise<Enrichment> {
     await loadDetector()
     const size = typeof config.parameters.cacheSize === 'number' && config.parameters.cacheSize > 0 ? config.parameters.cacheSize : DEFAULT_CACHE_SIZE
-    const cache = new Map<string, StepResult>()
+    // Answers by user agent alone (most requests send no client hints), and by user agent and hints.
+    const plain = new Map<string, StepResult>()
+    const hinted = new Map<string, StepResult>()
     return {
       id: 'yauaa',
       order: ORDER.yauaa,
       run(ev, input) {
         const ua = ev.f[F.useragent] as string | null
-        const hints = clientHints(input.raw.payload.headers)
-        const key = `${ua ?? ''}\u0000${Object.entries(hints).map(([k, v]) => `${k}:${v}`).join('\u0000')}`
+        const headers = input.raw.payload.headers
+        const hints = hasClientHints(headers) ? clientHints(headers) : undefined
+        const cache = hints === undefined ? plain : hinted
+        const key = hints === undefined ? (ua ?? '') : `${ua ?? ''}\u0000${Object.entries(hints).map(([k, v]) => `${k}:${v}`).join('\u0000')}`
         let r = cache.get(key)
         if (r !== undefined) {
           cache.delete(key)
           cache.set(key, r)
           return r
         }
-        r = { contexts: [{ schema: YAUAA_SCHEMA, data: fieldsData(analyseUserAgent(ua, hints)) }] }
+        r = { contexts: [{ schema: YAUAA_SCHEMA, data: fieldsData(analyseUserAgent(ua, hints ?? {})) }] }
         cache.set(key, r)
         if (cache.size > size) cache.delete(cache.keys().next().value as string)
         return r

@@ -5,7 +5,7 @@
  * the context in the enricher.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { analyseUserAgent, clientHints, loadDetector } from '../../../../lib/core/enrich/enrichments/yauaa'
+import { analyseUserAgent, clientHints, hasClientHints, loadDetector } from '../../../../lib/core/enrich/enrichments/yauaa'
 import { batch, configuredEnricher, derivedOf, enrichmentConfig, goodColumns, payload } from '../helpers'
 
 const UA = {
@@ -90,6 +90,18 @@ describe('yauaa_enrichment_config', () => {
   it('answers deviceClass Unknown alone for a missing or empty user agent', () => {
     expect(analyseUserAgent(null)).toEqual({ deviceClass: 'Unknown' })
     expect(analyseUserAgent('')).toEqual({ deviceClass: 'Unknown' })
+  })
+
+  it('finds client hints without building anything exactly when clientHints finds some', () => {
+    const names = ['Sec-CH-UA', 'sec-ch-ua-platform', 'SEC-CH-UA-MOBILE', 'Sec-CH-U', 'sec-ch-uaX', 'Sec-Fetch-Mode', 'X-Sec-CH-UA', 'sec-ch-ua ', 'ſec-ch-ua', 'Sec-ch-ua-İ', 'User-Agent', '']
+    const seps = [': ', ':', ' : ', ':  ']
+    for (const n of names) {
+      for (const sep of seps) {
+        const headers = ['Host: x', `${n}${sep}"Chromium";v="124"`]
+        expect(hasClientHints(headers), JSON.stringify(headers)).toBe(Object.keys(clientHints(headers)).length > 0)
+      }
+    }
+    expect(hasClientHints([])).toBe(false)
   })
 
   it('uses the client hints', () => {
