@@ -62,28 +62,33 @@ function compile(inst: Instance, schema: object, resolve: Resolve | undefined): 
   if (hit !== undefined) return hit ?? undefined
   let fn: ValidateFunction | null = null
   try {
-    const uris = new Set<string>()
-    const body = rewrite(stripRoot(schema), uris) as object
-    const pending = [...uris]
-    while (pending.length > 0) {
-      const uri = pending.pop()!
-      if (inst.added.has(uri)) continue
-      const found = resolve?.(uri)
-      if (!found) throw new Error(`unresolved ${uri}`)
-      const more = new Set<string>()
-      const sub = rewrite(stripRoot(found), more) as Record<string, unknown>
-      delete sub.id
-      inst.ajv.addSchema(sub, uri)
-      inst.added.add(uri)
-      pending.push(...more)
-    }
-    fn = inst.ajv.compile(body)
+    fn = inst.ajv.compile(prepare(inst, schema, resolve))
   } catch {
     fn = null
   }
   if (inst.compiled.size > 5000) inst.compiled.clear()
   inst.compiled.set(key, fn)
   return fn ?? undefined
+}
+
+/** The schema as ajv compiles it (iglucentral.com addresses as `iglu:` references), its references added to `inst`. */
+function prepare(inst: Instance, schema: object, resolve: Resolve | undefined): object {
+  const uris = new Set<string>()
+  const body = rewrite(stripRoot(schema), uris) as object
+  const pending = [...uris]
+  while (pending.length > 0) {
+    const uri = pending.pop()!
+    if (inst.added.has(uri)) continue
+    const found = resolve?.(uri)
+    if (!found) throw new Error(`unresolved ${uri}`)
+    const more = new Set<string>()
+    const sub = rewrite(stripRoot(found), more) as Record<string, unknown>
+    delete sub.id
+    inst.ajv.addSchema(sub, uri)
+    inst.added.add(uri)
+    pending.push(...more)
+  }
+  return body
 }
 
 function instanceFor(resolve?: Resolve, allErrors = false): Instance {
@@ -127,13 +132,134 @@ export function explainRejection(schema: object, instance: unknown, resolve?: Re
 /**
  * True when `witness` is valid against A and invalid against B according to ajv; false otherwise
  * (including when a schema cannot be compiled).
+ *
+ * A witness is small and a schema can be large: ajv first judges it against the parts of A and B that
+ * can apply to it ({@link relevantPart}, which gives ajv's answer for those instances by construction),
+ * which compiles in a fraction of the time; only when that does not confirm it are the whole schemas
+ * compiled ({@link confirmWhole}, the plain definition).
  */
 export function confirmWitness(a: object, b: object, witness: unknown, resolve?: Resolve): boolean {
+  // Round-trip through JSON: the witness must be a JSON document.
+  const w = JSON.parse(JSON.stringify(witness)) as unknown
+  const inst = instanceFor(resolve)
+  const pa = relevantRoot(a, w)
+  const pb = pa === undefined ? undefined : relevantRoot(b, w)
+  if (pa !== undefined && pb !== undefined) {
+    const va = compileOnce(inst, pa, resolve)
+    const vb = va === undefined ? undefined : compileOnce(inst, pb, resolve)
+    if (va !== undefined && vb !== undefined && va(w) === true && vb(w) === false) return true
+  }
+  return confirmWhole(a, b, w, resolve)
+}
+
+/** {@link confirmWitness} on the whole schemas (compiled validators cached per schema text). */
+export function confirmWhole(a: object, b: object, witness: unknown, resolve?: Resolve): boolean {
   const inst = instanceFor(resolve)
   const va = compile(inst, a, resolve)
   const vb = compile(inst, b, resolve)
   if (!va || !vb) return false
-  // Round-trip through JSON: the witness must be a JSON document.
   const w = JSON.parse(JSON.stringify(witness)) as unknown
   return va(w) === true && vb(w) === false
+}
+
+/** Compiles a schema used once, and lets ajv forget it. */
+function compileOnce(inst: Instance, schema: object, resolve: Resolve | undefined): ValidateFunction | undefined {
+  let body: object | undefined
+  try {
+    body = prepare(inst, schema, resolve)
+    return inst.ajv.compile(body)
+  } catch {
+    return undefined
+  } finally {
+    if (body !== undefined) inst.ajv.removeSchema(body)
+  }
+}
+
+/**
+ * The part of a root schema that can apply to `instance`, or undefined when only the whole schema will do:
+ * when it has identifiers, or references other than to its `definitions` or to other schemas (the
+ * `definitions` are then kept as written, so every reference finds its target).
+ */
+export function relevantRoot(schema: object, instance: unknown): object | undefined {
+  const body = stripRoot(schema) as Record<string, unknown>
+  const { id: _id, ...rest } = body
+  const refs = { local: false, other: false }
+  if (!scanRefs(rest, 0, refs)) return undefined
+  const part = relevantPart(rest, [instance]) as Record<string, unknown>
+  if (refs.local && 'definitions' in rest) part.definitions = rest.definitions
+  return part
+}
+
+/** Notes the kinds of `$ref` under `v`; false when one cannot be kept (a pointer outside `definitions`) or there is an `id`. */
+function scanRefs(v: unknown, depth: number, refs: { local: boolean; other: boolean }): boolean {
+  if (depth > 200) return false
+  if (Array.isArray(v)) return v.every((x) => scanRefs(x, depth + 1, refs))
+  if (!isObject(v)) return true
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'id' && typeof x === 'string') return false
+    if (k === '$ref' && typeof x === 'string') {
+      if (x.startsWith('#/definitions/')) refs.local = true
+      else if (x.startsWith('#') || !(x.startsWith('iglu:') || IGLU_HTTP.test(x))) return false
+      else refs.other = true
+    } else if (!scanRefs(x, depth + 1, refs)) return false
+  }
+  return true
+}
+
+/** Keywords that apply to one type of instance only (ajv skips them for the others). */
+const OBJECT_ONLY = new Set(['properties', 'patternProperties', 'additionalProperties', 'required', 'minProperties', 'maxProperties', 'dependencies'])
+const ARRAY_ONLY = new Set(['items', 'additionalItems', 'minItems', 'maxItems', 'uniqueItems'])
+const STRING_ONLY = new Set(['minLength', 'maxLength', 'pattern'])
+const NUMBER_ONLY = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'])
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * `schema` (draft-04, without references or identifiers) cut down to what can apply to `instances`:
+ * each of them is valid against the result exactly when it is valid against `schema`. Cut away are the
+ * keywords of types none of them has, `properties` of names none of them has, `additionalProperties`
+ * when none of them has an additional name, `definitions` (nothing refers to them), and below those the
+ * same for the values each subschema applies to. Everything else is kept as written.
+ */
+export function relevantPart(schema: unknown, instances: readonly unknown[]): unknown {
+  if (!isObject(schema)) return schema
+  const objects = instances.filter(isPlainObject)
+  const arrays = instances.filter(Array.isArray) as unknown[][]
+  const strings = instances.some((w) => typeof w === 'string')
+  const numbers = instances.some((w) => typeof w === 'number')
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'definitions') continue
+    if ((OBJECT_ONLY.has(k) && objects.length === 0) || (ARRAY_ONLY.has(k) && arrays.length === 0)) continue
+    if ((STRING_ONLY.has(k) && !strings) || (NUMBER_ONLY.has(k) && !numbers)) continue
+    if (k === 'properties' && isPlainObject(v)) {
+      const props: Record<string, unknown> = {}
+      for (const name of Object.keys(v)) {
+        // ajv reads a property as `data[name] !== undefined`: an inherited one (`constructor`) counts, as it is
+        if (objects.some((o) => !Object.hasOwn(o, name) && o[name] !== undefined)) props[name] = v[name]
+        else {
+          const values = objects.filter((o) => Object.hasOwn(o, name)).map((o) => o[name])
+          if (values.length > 0) props[name] = relevantPart(v[name], values)
+        }
+      }
+      out[k] = props
+    } else if (k === 'additionalProperties' && isObject(v) && !('patternProperties' in schema)) {
+      const declared = isPlainObject(schema.properties) ? schema.properties : {}
+      const values = objects.flatMap((o) => Object.keys(o).filter((name) => !Object.hasOwn(declared, name)).map((name) => o[name]))
+      if (values.length > 0) out[k] = relevantPart(v, values)
+    } else if (k === 'items' && Array.isArray(v)) {
+      out[k] = v.map((s, i) => {
+        const values = arrays.filter((a) => a.length > i).map((a) => a[i])
+        return values.length > 0 ? relevantPart(s, values) : {}
+      })
+    } else if (k === 'items' && isObject(v)) {
+      const values = arrays.flat()
+      out[k] = values.length > 0 ? relevantPart(v, values) : {}
+    } else if ((k === 'allOf' || k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) {
+      out[k] = v.map((s) => relevantPart(s, instances))
+    } else if (k === 'not' && isObject(v)) {
+      out[k] = relevantPart(v, instances)
+    } else out[k] = v
+  }
+  return out
 }
