@@ -69,7 +69,8 @@ describe('floe start', () => {
     const checkpoints = await eventually(async () => {
       const f = join(dataDir, 'checkpoints.json')
       const text = existsSync(f) ? readFileSync(f, 'utf8') : ''
-      return text.includes('archive-raw') && text.includes('searchLoader-bad') ? text : undefined
+      // every trigger that has read a record: the raw record and the bad row, each archived and loaded
+      return ['archive-raw', 'archive-bad', 'searchLoader-raw', 'searchLoader-bad'].every((id) => text.includes(`"${id}`)) ? text : undefined
     }, 'the checkpoints of the archive and search loaders')
     const orphan = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
 
