@@ -282,7 +282,14 @@ export async function startKinesalite(opts: EmulatorOptions, host: string, log: 
   const server = kinesalite({ path, createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100_000 })
   const [serve] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[]
   server.removeAllListeners('request')
-  let inFlight = 0
+  // Requests whose handler has not answered yet: a client that goes away closes the response, but the
+  // handler goes on using the store, so a request counts until its handler calls `end` (or until its
+  // connection closes before the whole request arrived: then the handler never starts).
+  const unanswered = new Set<ServerResponse>()
+  const answered = (res: ServerResponse) => {
+    unanswered.delete(res)
+    if (unanswered.size === 0) settled?.()
+  }
   let closing = false
   let settled: (() => void) | undefined
   server.on('request', (req, res) => {
@@ -291,9 +298,14 @@ export async function startKinesalite(opts: EmulatorOptions, host: string, log: 
       res.end(JSON.stringify({ __type: 'ServiceUnavailable', message: 'the stream emulator is stopping' }))
       return
     }
-    inFlight++
+    unanswered.add(res)
+    const end = res.end
+    res.end = function (this: ServerResponse, ...args: unknown[]) {
+      answered(res)
+      return (end as (...a: unknown[]) => ServerResponse).apply(this, args)
+    } as ServerResponse['end']
     res.once('close', () => {
-      if (--inFlight === 0) settled?.()
+      if (!req.complete) answered(res)
     })
     serve!(req, res)
   })
@@ -306,9 +318,15 @@ export async function startKinesalite(opts: EmulatorOptions, host: string, log: 
       // No new connections; kept-alive idle ones are closed (the store stays open for now).
       const listening = new Promise<void>((resolve) => HttpServer.prototype.close.call(server, () => resolve()))
       server.closeIdleConnections()
-      if (inFlight > 0) await Promise.race([new Promise<void>((r) => (settled = r)), new Promise((r) => setTimeout(r, 5_000).unref())])
+      if (unanswered.size > 0) {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([new Promise<void>((r) => (settled = r)), new Promise((r) => (timer = setTimeout(r, 30_000)))])
+        clearTimeout(timer)
+      }
       server.closeAllConnections()
       await listening
+      // work a handler left behind its answer (a stream turning ACTIVE after CreateStream) runs first
+      await new Promise((r) => setTimeout(r, 250))
       await new Promise<void>((resolve) => server.close(() => resolve())) // the store, then (already closed) the server
     },
   }
