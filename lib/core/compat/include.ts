@@ -9,14 +9,14 @@ import { inclArrays } from './arrays'
 import { BudgetExceededError } from './budget'
 import { evalAll, evaluate } from './evaluate'
 import { candidates, matchersOf } from './generate'
-import type { Ctx, Node } from './nodes'
+import type { Ctx, Node, Schema } from './nodes'
 import {
   ARR,
   BOOL,
-  canon,
   child,
   declaredTypes,
   divergentKeyword,
+  hasLocalRef,
   idOf,
   INT,
   isObject,
@@ -25,6 +25,7 @@ import {
   NULL,
   NUM,
   OBJ,
+  schemaEqual,
   ShapeError,
   STR,
   TYPE_NAMES,
@@ -87,11 +88,18 @@ export class Inclusion {
 
   /** Structurally equal schemas (annotations aside) whose local references resolve in equal documents. */
   private equivalent(a: Node, b: Node): boolean {
-    if (!!a.skipRef !== !!b.skipRef) return false
-    const ca = canon(a.s)
-    const cb = canon(b.s)
-    if (ca.c !== cb.c) return false
-    return !ca.localRef || a.root === b.root || canon(a.root).c === canon(b.root).c
+    if (!!a.skipRef !== !!b.skipRef || !schemaEqual(a.s, b.s)) return false
+    return !hasLocalRef(a.s) || a.root === b.root || this.sameRoots(a.root, b.root)
+  }
+
+  private readonly rootsEqual = new WeakMap<object, WeakMap<object, boolean>>()
+  /** Whether two documents are equal (annotations aside), remembered per pair. */
+  private sameRoots(a: Schema, b: Schema): boolean {
+    let m = this.rootsEqual.get(a)
+    if (!m) this.rootsEqual.set(a, (m = new WeakMap()))
+    let r = m.get(b)
+    if (r === undefined) m.set(b, (r = schemaEqual(a, b)))
+    return r
   }
 
   private core(A: Node[], b: Node, path: string, depth: number): R {

@@ -126,35 +126,41 @@ const ANNOTATIONS = new Set(['$schema', 'self', 'id', 'title', 'description', 'd
 
 const EQ_IGNORED = new Set(['$schema', 'self', 'title', 'description', 'default', 'examples'])
 
-/** Schema equality ignoring annotations at every level; `$ref`s compare as strings, definitions count. */
+/**
+ * Schema equality ignoring annotations at every level; `$ref`s compare as strings, definitions count, and
+ * values that are not schemas (`enum`, `const`) compare exactly.
+ */
 export function schemaEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (!isObject(a) || !isObject(b)) return jsonEqual(a, b)
-  const ka = Object.keys(a).filter((k) => !EQ_IGNORED.has(k))
-  const kb = Object.keys(b).filter((k) => !EQ_IGNORED.has(k))
-  if (ka.length !== kb.length) return false
-  for (const k of ka) {
+  let na = 0
+  for (const k in a) {
+    if (EQ_IGNORED.has(k)) continue
+    na++
     if (!Object.prototype.hasOwnProperty.call(b, k)) return false
     const va = a[k]
     const vb = b[k]
-    if (k === 'enum') {
+    if (k === 'enum' || k === 'const') {
       if (!jsonEqual(va, vb)) return false
     } else if (k === 'properties' || k === 'patternProperties' || k === 'dependencies' || k === 'definitions') {
       if (!isObject(va) || !isObject(vb)) {
         if (!jsonEqual(va, vb)) return false
         continue
       }
-      const ia = Object.keys(va)
-      if (ia.length !== Object.keys(vb).length) return false
-      for (const p of ia) {
+      let n = 0
+      for (const p in va) {
+        n++
         if (!Object.prototype.hasOwnProperty.call(vb, p) || !schemaEqual(va[p], vb[p])) return false
       }
+      for (const _ in vb) n--
+      if (n !== 0) return false
     } else if (Array.isArray(va)) {
       if (!Array.isArray(vb) || va.length !== vb.length) return false
       for (let i = 0; i < va.length; i++) if (!schemaEqual(va[i], vb[i])) return false
     } else if (!schemaEqual(va, vb)) return false
   }
-  return true
+  for (const k in b) if (!EQ_IGNORED.has(k)) na--
+  return na === 0
 }
 
 /** True when the schema object has no keyword that can reject an instance. */
@@ -316,57 +322,26 @@ export function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined
 }
 
-const SCHEMA_ONE = new Set(['not', 'additionalProperties', 'additionalItems', 'items'])
-const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'items'])
-const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', 'dependencies'])
+const localRefs = new WeakMap<object, boolean>()
 
-export interface Canon {
-  /** Canonical text of the constraining content (annotations dropped, keys sorted). */
-  readonly c: string
-  /** Whether the subtree contains a document-relative `$ref` ('#...'). */
-  readonly localRef: boolean
-}
-
-const canonCache = new WeakMap<object, Canon>()
-
-/** Canonical form of a schema for structural equality (memoized per object). */
-export function canon(s: unknown): Canon {
-  if (!isObject(s)) {
-    if (Array.isArray(s)) {
-      const parts = s.map((x) => canon(x))
-      return { c: `[${parts.map((p) => p.c).join(',')}]`, localRef: parts.some((p) => p.localRef) }
-    }
-    return { c: JSON.stringify(s) ?? 'undefined', localRef: false }
-  }
-  const hit = canonCache.get(s)
-  if (hit) return hit
-  let localRef = false
-  const out: string[] = []
-  for (const k of Object.keys(s).sort()) {
-    if (EQ_IGNORED.has(k)) continue
-    const v = s[k]
-    let c: string
-    if (k === '$ref' && typeof v === 'string') {
-      if (!v.startsWith('iglu:') && !/^https?:/.test(v)) localRef = true
-      c = JSON.stringify(v)
-    } else if (SCHEMA_MAP.has(k) && isObject(v)) {
-      const inner: string[] = []
-      for (const p of Object.keys(v).sort()) {
-        const x = canon(v[p])
-        localRef ||= x.localRef
-        inner.push(`${JSON.stringify(p)}:${x.c}`)
+/** Whether a `$ref` relative to its document ('#...' or a relative address) occurs anywhere under `s` (memoized per object). */
+export function hasLocalRef(s: unknown): boolean {
+  if (s === null || typeof s !== 'object') return false
+  const hit = localRefs.get(s)
+  if (hit !== undefined) return hit
+  let found = false
+  if (Array.isArray(s)) found = s.some(hasLocalRef)
+  else {
+    for (const k in s) {
+      const v = (s as Schema)[k]
+      if (k === '$ref' && typeof v === 'string' ? !v.startsWith('iglu:') && !/^https?:/.test(v) : hasLocalRef(v)) {
+        found = true
+        break
       }
-      c = `{${inner.join(',')}}`
-    } else if ((SCHEMA_ONE.has(k) && isObject(v)) || (SCHEMA_LIST.has(k) && Array.isArray(v))) {
-      const x = canon(v)
-      localRef ||= x.localRef
-      c = x.c
-    } else c = JSON.stringify(v) ?? 'undefined'
-    out.push(`${JSON.stringify(k)}:${c}`)
+    }
   }
-  const res = { c: `{${out.join(',')}}`, localRef }
-  canonCache.set(s, res)
-  return res
+  localRefs.set(s, found)
+  return found
 }
 
 /**

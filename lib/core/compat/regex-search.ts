@@ -52,15 +52,19 @@ export function findString(
 ): string | null {
   const reps = alphabet(ms)
   const n = ms.length
-  type Layer = Map<string, { t: number[]; prev?: string; cp?: number }>
+  // A layer maps each tuple of matcher states reached at one length to how it was first reached. Tuples of
+  // up to two states are keyed by a number (states are small interned ids), longer ones by their text.
+  type Key = number | string
+  type Layer = Map<Key, { t: readonly number[]; prev?: Key; cp?: number }>
+  const keyOf = (t: readonly number[]): Key => (n === 0 ? 0 : n === 1 ? t[0] : n === 2 && t[0] < STATE_LIMIT && t[1] < STATE_LIMIT ? t[0] * STATE_LIMIT + t[1] : t.join(','))
   const layers: Layer[] = []
   const first: Layer = new Map()
   const t0 = ms.map((m) => m.initial)
-  first.set(t0.join(','), { t: t0 })
+  first.set(keyOf(t0), { t: t0 })
   layers.push(first)
   const seen = new Map<string, number>()
-  const acceptVec = (t: number[], k: number): boolean[] => t.map((s, i) => ms[i].accepts(s, k === 0))
-  const rebuild = (k: number, key: string, idx: (pos: number) => number): string => {
+  const acceptVec = (t: readonly number[], k: number): boolean[] => t.map((s, i) => ms[i].accepts(s, k === 0))
+  const rebuild = (k: number, key: Key, idx: (pos: number) => number): string => {
     const cps: number[] = []
     let cur = key
     for (let pos = k; pos >= 1; pos--) {
@@ -72,6 +76,7 @@ export function findString(
     return String.fromCodePoint(...cps.reverse())
   }
   const finite = thresholds.filter((x) => Number.isFinite(x))
+  const scratch: number[] = new Array<number>(n)
   for (let k = 0; ; k++) {
     if (k > maxLen) return null
     const layer = layers[k]
@@ -80,7 +85,7 @@ export function findString(
       if (test(acceptVec(e.t, k), k)) return rebuild(k, key, (p) => p)
     }
     if (k >= 1) {
-      const lkey = [...layer.keys()].sort().join('|')
+      const lkey = [...layer.keys()].map(String).sort().join('|')
       const j = seen.get(lkey)
       if (j !== undefined) {
         const p = k - j
@@ -106,15 +111,19 @@ export function findString(
     for (const [key, e] of layer) {
       for (const cp of reps) {
         budget.step(n)
-        const t = e.t.map((s, i) => ms[i].step(s, cp))
-        const tk = t.join(',')
-        if (!next.has(tk)) next.set(tk, { t, prev: key, cp })
+        // the next tuple is written to scratch, and copied only when it is new
+        for (let i = 0; i < n; i++) scratch[i] = ms[i].step(e.t[i], cp)
+        const tk = keyOf(scratch)
+        if (!next.has(tk)) next.set(tk, { t: scratch.slice(), prev: key, cp })
       }
     }
     if (next.size === 0) return null
     layers.push(next)
   }
 }
+
+/** Bound of the state ids packed two to a number key (2^26 each, so their pair stays an exact integer). */
+const STATE_LIMIT = 2 ** 26
 
 const SAMPLE_EXTRA = 'ab0A_-. /:@'.split('').map((c) => c.codePointAt(0)!)
 

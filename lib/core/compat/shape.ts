@@ -25,6 +25,11 @@ export function without(node: Node, key: string): Node {
 
 /** Expands `$ref`s and nested `allOf`s into a flat conjunction, dropping trivial members. */
 export function flatten(ctx: Ctx, nodes: readonly Node[]): Node[] {
+  if (nodes.length === 1) {
+    // the common case, as the loop below would answer it: one schema without a reference to follow or allOf
+    const n = nodes[0]
+    if (isObject(n.s) && (n.skipRef || typeof n.s.$ref !== 'string') && !Array.isArray(n.s.allOf)) return isTrivial(n.s) ? [] : [n]
+  }
   const out: Node[] = []
   const visit = (n: Node, depth: number): void => {
     if (depth > 64) throw new Error('allOf nesting too deep')

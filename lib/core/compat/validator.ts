@@ -6,6 +6,7 @@ import Ajv from 'ajv-draft-04'
 import { ajvRegExp } from '../iglu/regex-engine'
 import type { ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
+import { Interpreter } from './interpret'
 import { isObject } from './nodes'
 
 type Resolve = (igluUri: string) => object | undefined
@@ -14,6 +15,8 @@ interface Instance {
   ajv: Ajv
   compiled: Map<string, ValidateFunction | null>
   added: Set<string>
+  /** The same verdicts without code generation, where it can give them (interpret.ts). */
+  interpreter?: Interpreter
 }
 
 const NO_RESOLVER = {}
@@ -133,15 +136,18 @@ export function explainRejection(schema: object, instance: unknown, resolve?: Re
  * True when `witness` is valid against A and invalid against B according to ajv; false otherwise
  * (including when a schema cannot be compiled).
  *
- * A witness is small and a schema can be large: ajv first judges it against the parts of A and B that
- * can apply to it ({@link relevantPart}, which gives ajv's answer for those instances by construction),
- * which compiles in a fraction of the time; only when that does not confirm it are the whole schemas
- * compiled ({@link confirmWhole}, the plain definition).
+ * A witness is small and a schema can be large, and ajv generates code for all of it. So the witness is
+ * first judged by the interpreter of `interpret.ts`, which reproduces ajv's verdicts without compiling and
+ * answers only where it does so exactly; then by ajv against the parts of A and B that can apply to it
+ * ({@link relevantPart}, which gives ajv's answer for those instances by construction), which compile in a
+ * fraction of the time; only when neither confirms it are the whole schemas compiled ({@link confirmWhole},
+ * the plain definition).
  */
 export function confirmWitness(a: object, b: object, witness: unknown, resolve?: Resolve): boolean {
   // Round-trip through JSON: the witness must be a JSON document.
   const w = JSON.parse(JSON.stringify(witness)) as unknown
   const inst = instanceFor(resolve)
+  if (interpreterOf(inst, resolve).judge(a, w) === true && interpreterOf(inst, resolve).judge(b, w) === false) return true
   const pa = relevantRoot(a, w)
   const pb = pa === undefined ? undefined : relevantRoot(b, w)
   if (pa !== undefined && pb !== undefined) {
@@ -150,6 +156,16 @@ export function confirmWitness(a: object, b: object, witness: unknown, resolve?:
     if (va !== undefined && vb !== undefined && va(w) === true && vb(w) === false) return true
   }
   return confirmWhole(a, b, w, resolve)
+}
+
+function interpreterOf(inst: Instance, resolve: Resolve | undefined): Interpreter {
+  inst.interpreter ??= new Interpreter({ keywords: new Set(Object.keys(inst.ajv.RULES.keywords)), formats: inst.ajv.formats }, resolve)
+  return inst.interpreter
+}
+
+/** The interpreter's verdict on a JSON value, as witness confirmation gets it: ajv's, or undefined where it does not give it. */
+export function interpretedVerdict(schema: object, instance: unknown, resolve?: Resolve): boolean | undefined {
+  return interpreterOf(instanceFor(resolve), resolve).judge(schema, instance)
 }
 
 /** {@link confirmWitness} on the whole schemas (compiled validators cached per schema text). */

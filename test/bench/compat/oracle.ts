@@ -242,6 +242,23 @@ function* mutations(x: unknown, atoms: { names: string[]; values: unknown[] }, l
   }
 }
 
+/** Instances near A: `count` samples of it, each followed by some of its mutations towards A's own atoms. */
+export function instancesNear(a: object, resolve: Resolve, count: number, seed = 1): unknown[] {
+  const atoms = atomsOf(a)
+  const sampler = new Sampler(rng(seed), resolve, atoms.values)
+  const out: unknown[] = [...atoms.values]
+  for (let i = 0; i < count; i++) {
+    const x = sampler.gen(a, a as J, 0)
+    out.push(x)
+    let m = 0
+    for (const y of mutations(x, atoms, 0)) {
+      if (m++ >= 8) break
+      out.push(y)
+    }
+  }
+  return out
+}
+
 /** Looks for an instance ajv accepts against A and rejects against B; undefined if none found. */
 export function findWitness(v: OracleValidator, a: object, b: object, resolve: Resolve, tries = 300, seed = 1): unknown {
   const va = v.compile(a)

@@ -16,9 +16,20 @@ describe('compat: types', () => {
   it('{} is the universe and an empty schema is included in anything', () => {
     expectVerdict({ type: 'string' }, {}, 'Compatible')
     expectVerdict({ not: {} }, { type: 'string', maxLength: 0 }, 'Compatible')
-    expectVerdict({ type: [] as string[] }, { type: 'null' }, 'Compatible')
+    expectVerdict({ type: 'null' }, { not: {} }, 'SchemaIncompatible')
     expectVerdict({ type: 'null' }, { not: {} }, 'SchemaIncompatible')
     expectVerdict({ type: 'integer', minimum: 5, maximum: 4 }, { type: 'string' }, 'Compatible')
+  })
+  it('does not decide a type list that is not one: ajv skips an empty list and refuses unknown names', () => {
+    for (const t of [[], 'any', ['string', 'any'], [1]]) {
+      const r = expectVerdict({ type: t as string[] }, { type: 'null' }, 'SchemaUndecidable')
+      expect(r).toMatchObject({ reasons: [{ keyword: 'type', path: '#' }] })
+    }
+    expectVerdict({ properties: { a: { type: 'string' } } }, { properties: { a: { type: [] as string[] } } }, 'SchemaUndecidable')
+    expectVerdict({ enum: [{ type: 'any' }] }, { enum: [{ type: 'any' }, 1] }, 'Compatible')
+  })
+  it('compares const values exactly, annotation-like keys included', () => {
+    expectVerdict({ const: { title: 1 } }, { const: { title: 2 } }, 'SchemaUndecidable')
   })
   it('ignores self-describing wrappers', () => {
     const self = { vendor: 'com.acme', name: 'e', format: 'jsonschema', version: '1-0-0' }
