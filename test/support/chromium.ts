@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext } from 'playwright-core'
-import { afterAll, beforeAll } from 'vitest'
+import { useForFile } from './per-file'
 
 export const CHROMIUM = '/usr/bin/chromium'
 /** No sandbox (containers), nothing that reaches the network by itself. */
@@ -18,19 +18,7 @@ export async function launchChromium(): Promise<Browser> {
 
 /** A browser for the file's tests: launched before them, closed after. */
 export function useChromium(): { readonly current: Browser } {
-  const holder: { current?: Browser } = {}
-  beforeAll(async () => {
-    holder.current = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await holder.current?.close()
-  })
-  return {
-    get current() {
-      if (!holder.current) throw new Error('the browser is not started yet (use it inside tests or hooks)')
-      return holder.current
-    },
-  }
+  return useForFile('the browser', launchChromium, (b) => b.close(), 60_000)
 }
 
 /** Chromium with a profile of its own (cookies persist across pages), in a new temporary directory. */

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { PGlite, Transaction } from '@electric-sql/pglite'
-import { afterAll, beforeAll } from 'vitest'
+import { useForFile } from './per-file'
 
 export interface RdsDataServer {
   readonly url: string
@@ -133,26 +133,25 @@ export async function startRdsDataServer(db: PGlite): Promise<RdsDataServer> {
 
 /** The Data API's fake in front of a fresh PGlite for a test file, with an SDK client for it; read `.current` inside tests. */
 export function useRdsDataApi(): { readonly current: { readonly pg: PGlite; readonly server: RdsDataServer; readonly client: import('@aws-sdk/client-rds-data').RDSDataClient } } {
-  const holder: { pg?: PGlite; close?: () => Promise<void>; server?: RdsDataServer; client?: import('@aws-sdk/client-rds-data').RDSDataClient } = {}
-  beforeAll(async () => {
-    const { openPglite } = await import('../../lib/local/search-store')
-    const { RDSDataClient } = await import('@aws-sdk/client-rds-data')
-    const store = await openPglite()
-    Object.assign(holder, { pg: store.pg, close: store.close })
-    holder.server = await startRdsDataServer(store.pg)
-    holder.client = new RDSDataClient({ endpoint: holder.server.url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 })
-  })
-  afterAll(async () => {
-    holder.client?.destroy()
-    await holder.server?.close()
-    await holder.close?.()
-  })
-  return {
-    get current() {
-      if (!holder.server || !holder.client || !holder.pg) throw new Error('the Data API server is not started yet (use it inside tests or hooks)')
-      return { pg: holder.pg, server: holder.server, client: holder.client }
+  return useForFile(
+    'the Data API server',
+    async () => {
+      const { openPglite } = await import('../../lib/local/search-store')
+      const { RDSDataClient } = await import('@aws-sdk/client-rds-data')
+      const store = await openPglite()
+      const server = await startRdsDataServer(store.pg).catch(async (err: unknown) => {
+        await store.close()
+        throw err
+      })
+      const client = new RDSDataClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 })
+      return { pg: store.pg, server, client, close: store.close }
     },
-  }
+    async (it) => {
+      it.client.destroy()
+      await it.server.close()
+      await it.close()
+    },
+  )
 }
 
 /** A Data API target (the fake ignores the ARNs). */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, inject } from 'vitest'
+import { inject } from 'vitest'
 import { makeClients, type AwsClients, type LocalEndpoints } from '../../lib/aws/clients'
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../lib/local/stack'
+import { useForFile } from './per-file'
 
 /** The emulators started once for the whole run by the global setup. */
 export function sharedEndpoints(): LocalEndpoints {
@@ -36,25 +37,18 @@ export function withAuth(headers: Record<string, string> = {}): Record<string, s
  * the test file, and stops it afterwards. Read `.current` inside tests.
  */
 export function useLocalStack(opts: Omit<LocalStackOptions, 'endpoints'> = {}): { readonly current: LocalStack } {
-  const holder: { current?: LocalStack } = {}
-  beforeAll(async () => {
-    holder.current = await startLocalStack({
-      endpoints: sharedEndpoints(),
-      namePrefix: uniquePrefix(),
-      pollIntervalMs: 50,
-      retryDelayMs: 10,
-      triggerOverrides: { maxBatchingWindowSeconds: 0 },
-      ...opts,
-      environment: { FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password, ...opts.environment },
-    })
-  })
-  afterAll(async () => {
-    await holder.current?.stop()
-  })
-  return {
-    get current() {
-      if (!holder.current) throw new Error('the local stack is not started yet (use it inside tests or hooks)')
-      return holder.current
-    },
-  }
+  return useForFile(
+    'the local stack',
+    () =>
+      startLocalStack({
+        endpoints: sharedEndpoints(),
+        namePrefix: uniquePrefix(),
+        pollIntervalMs: 50,
+        retryDelayMs: 10,
+        triggerOverrides: { maxBatchingWindowSeconds: 0 },
+        ...opts,
+        environment: { FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password, ...opts.environment },
+      }),
+    (stack) => stack.stop(),
+  )
 }
