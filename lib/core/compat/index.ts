@@ -37,23 +37,24 @@ const VALUES = new Set(['enum', 'const', 'default', 'examples'])
 
 /**
  * Where a `type` keyword is not a draft-04 type list (an unknown name, an empty list): ajv skips the check for
- * an empty list and refuses unknown names, other validators reject every value; the path, if any.
+ * an empty list and refuses unknown names, other validators reject every value. The JSON pointer below `v`
+ * (built only for the one found), or undefined.
  */
-function oddType(v: unknown, path: string, depth: number): string | undefined {
+function oddType(v: unknown, depth: number): string | undefined {
   if (depth > 200 || v === null || typeof v !== 'object') return undefined
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const p = oddType(v[i], `${path}/${i}`, depth + 1)
-      if (p !== undefined) return p
+      const p = oddType(v[i], depth + 1)
+      if (p !== undefined) return `/${i}${p}`
     }
     return undefined
   }
   const t = (v as Schema).type
-  if (typeof t === 'string' ? !TYPE_NAMES.has(t) : Array.isArray(t) && (t.length === 0 || t.some((x) => typeof x !== 'string' || !TYPE_NAMES.has(x)))) return path
+  if (typeof t === 'string' ? !TYPE_NAMES.has(t) : Array.isArray(t) && (t.length === 0 || t.some((x) => typeof x !== 'string' || !TYPE_NAMES.has(x)))) return ''
   for (const k in v) {
     if (VALUES.has(k)) continue
-    const p = oddType((v as Schema)[k], `${path}/${k}`, depth + 1)
-    if (p !== undefined) return p
+    const p = oddType((v as Schema)[k], depth + 1)
+    if (p !== undefined) return `/${k}${p}`
   }
   return undefined
 }
@@ -75,7 +76,8 @@ export function checkCompatibility(a: unknown, b: unknown, options: CompatOption
     return undecidable([{ keyword: 'schema', path: '#', message: 'both schemas must be JSON objects' }])
   }
   if (schemaEqual(a, b)) return { result: 'Compatible' }
-  const odd = oddType(a, '#', 0) ?? oddType(b, '#', 0)
+  const found = oddType(a, 0) ?? oddType(b, 0)
+  const odd = found === undefined ? undefined : `#${found}`
   if (odd !== undefined) return undecidable([{ keyword: 'type', path: odd, message: `'type' at ${odd} is not a list of draft-04 types; validators read it differently` }])
   const budget = new Budget(options.budget ?? DEFAULT_BUDGET)
   const ctx: Ctx = { budget, resolve: options.resolve, roots: new Map() }
