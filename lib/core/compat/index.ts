@@ -11,7 +11,7 @@
 import { Budget, BudgetExceededError } from './budget'
 import { Inclusion } from './include'
 import type { Ctx, Schema } from './nodes'
-import { isObject, RefError, schemaEqual, ShapeError } from './nodes'
+import { isObject, RefError, schemaEqual, ShapeError, TypeListError } from './nodes'
 import type { CompatOptions, CompatResult, UndecidableReason } from './types'
 import { DEFAULT_BUDGET } from './types'
 import { confirmWitness } from './validator'
@@ -31,34 +31,6 @@ function undecidable(reasons: UndecidableReason[]): CompatResult {
   return { result: 'SchemaUndecidable', reasons: unique.slice(0, 20) }
 }
 
-const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'])
-/** Keywords whose values are data, not schemas. */
-const VALUES = new Set(['enum', 'const', 'default', 'examples'])
-
-/**
- * Where a `type` keyword is not a draft-04 type list (an unknown name, an empty list): ajv skips the check for
- * an empty list and refuses unknown names, other validators reject every value. The JSON pointer below `v`
- * (built only for the one found), or undefined.
- */
-function oddType(v: unknown, depth: number): string | undefined {
-  if (depth > 200 || v === null || typeof v !== 'object') return undefined
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const p = oddType(v[i], depth + 1)
-      if (p !== undefined) return `/${i}${p}`
-    }
-    return undefined
-  }
-  const t = (v as Schema).type
-  if (typeof t === 'string' ? !TYPE_NAMES.has(t) : Array.isArray(t) && (t.length === 0 || t.some((x) => typeof x !== 'string' || !TYPE_NAMES.has(x)))) return ''
-  for (const k in v) {
-    if (VALUES.has(k)) continue
-    const p = oddType((v as Schema)[k], depth + 1)
-    if (p !== undefined) return `/${k}${p}`
-  }
-  return undefined
-}
-
 /**
  * Decides whether every instance valid against `a` is valid against `b` (both draft-04 JSON Schemas,
  * optionally self-describing: `self` and `$schema` are ignored).
@@ -76,9 +48,6 @@ export function checkCompatibility(a: unknown, b: unknown, options: CompatOption
     return undecidable([{ keyword: 'schema', path: '#', message: 'both schemas must be JSON objects' }])
   }
   if (schemaEqual(a, b)) return { result: 'Compatible' }
-  const found = oddType(a, 0) ?? oddType(b, 0)
-  const odd = found === undefined ? undefined : `#${found}`
-  if (odd !== undefined) return undecidable([{ keyword: 'type', path: odd, message: `'type' at ${odd} is not a list of draft-04 types; validators read it differently` }])
   const budget = new Budget(options.budget ?? DEFAULT_BUDGET)
   const ctx: Ctx = { budget, resolve: options.resolve, roots: new Map() }
   const engine = new Inclusion(ctx)
@@ -94,6 +63,7 @@ export function checkCompatibility(a: unknown, b: unknown, options: CompatOption
     }
     if (err instanceof RefError) return undecidable([{ keyword: '$ref', path: '#', message: err.message }])
     if (err instanceof ShapeError) return undecidable([{ keyword: 'schema', path: '#', message: err.message }])
+    if (err instanceof TypeListError) return undecidable([{ keyword: 'type', path: '#', message: err.message }])
     if (err instanceof RangeError) {
       return undecidable([{ keyword: '$ref', path: '#', message: 'recursion too deep (a reference that never reaches a constraint)' }])
     }

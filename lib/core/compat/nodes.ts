@@ -88,17 +88,28 @@ export function typeOfValue(v: unknown): number {
   }
 }
 
-/** Types allowed by the `type` keyword of one schema object (ignoring every other keyword). */
+/**
+ * A `type` that is not a list of draft-04 types (an unknown name, an empty list): ajv skips the check for an
+ * empty list and refuses unknown names, other validators reject every value, so no verdict holds for all.
+ */
+export class TypeListError extends Error {
+  override readonly name = 'TypeListError'
+}
+
+function typeBit(x: unknown, t: unknown): number {
+  if (typeof x === 'string' && Object.hasOwn(TYPE_BITS, x)) return TYPE_BITS[x]
+  throw new TypeListError(`'type' ${JSON.stringify(t)} is not a list of draft-04 types; validators read it differently`)
+}
+
+/** Types allowed by the `type` keyword of one schema object (ignoring every other keyword); throws {@link TypeListError}. */
 export function declaredTypes(s: Schema): number {
   const t = s.type
   if (t === undefined) return ALL_TYPES
-  if (typeof t === 'string') return TYPE_BITS[t] ?? 0
-  if (Array.isArray(t)) {
-    let m = 0
-    for (const x of t) if (typeof x === 'string') m |= TYPE_BITS[x] ?? 0
-    return m
-  }
-  return ALL_TYPES
+  if (!Array.isArray(t)) return typeBit(t, t)
+  if (t.length === 0) typeBit(undefined, t)
+  let m = 0
+  for (const x of t) m |= typeBit(x, t)
+  return m
 }
 
 /** Deep equality of JSON values (object key order ignored), as used by `enum` and `uniqueItems`. */
