@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda'
-import { queueRecovery, recoveryStatus, workerPorts } from '../../lib/aws/recover-queue'
+import { queueRecovery, recoveryStatus, SHARE_DELIVERIES, workerPorts } from '../../lib/aws/recover-queue'
 import { runRecovery } from '../../lib/aws/recover-service'
 import { answerRecover, answerStatus, type RecoverAnswer } from '../../lib/core/recover/api'
-import { parseShareMessage, processShare } from '../../lib/core/recover/worker'
+import { giveUpShare, parseShareMessage, processShare } from '../../lib/core/recover/worker'
 
 const ports = workerPorts()
 const api = { run: runRecovery, queue: queueRecovery, status: recoveryStatus }
@@ -14,7 +14,7 @@ const api = { run: runRecovery, queue: queueRecovery, status: recoveryStatus }
  */
 export type DirectInvocation = { readonly recover: unknown } | { readonly recoverStatus: unknown }
 
-/** One share of a recovery run per message (batch size 1); a failed share is retried by SQS, then kept in the dead-letter queue. */
+/** One share of a recovery run per message (batch size 1); a failed share is retried by SQS, then kept in the dead-letter queue and its run recorded as failed. */
 async function shares(event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: SQSBatchResponse['batchItemFailures'] = []
   for (const record of event.Records) {
@@ -23,8 +23,12 @@ async function shares(event: SQSEvent): Promise<SQSBatchResponse> {
       const outcome = await processShare(ports, message, steps)
       console.log(JSON.stringify({ message: 'recovery share', runId: message.runId, share: message.share, outcome: outcome.kind, ...('report' in outcome ? { replayed: outcome.report.replayed, selected: outcome.report.selected } : {}) }))
     } catch (err) {
-      console.error(JSON.stringify({ message: 'recovery share failed', messageId: record.messageId, error: (err as Error).message }))
+      const deliveries = Number(record.attributes.ApproximateReceiveCount)
+      console.error(JSON.stringify({ message: 'recovery share failed', messageId: record.messageId, deliveries, error: (err as Error).message }))
       failures.push({ itemIdentifier: record.messageId })
+      await giveUpShare(ports, record.body, (err as Error).message, deliveries, SHARE_DELIVERIES).catch((e: unknown) => {
+        console.error(JSON.stringify({ message: 'recording the failed run failed', messageId: record.messageId, error: (e as Error).message }))
+      })
     }
   }
   return { batchItemFailures: failures }

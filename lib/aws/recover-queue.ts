@@ -8,14 +8,17 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { API_ROW_LIMIT, RecoveryUnavailable, type QueuedRun, type RecoverRequest, type RunStatus } from '../core/recover/api'
 import { emptyReport } from '../core/recover/run'
-import { countSelection, recordRunStart, recordShare, runRecord } from '../core/recover/store'
+import { countSelection, recordRunFailure, recordRunStart, recordShare, runRecord, type RunRecord } from '../core/recover/store'
 import type { ShareMessage, WorkerPorts } from '../core/recover/worker'
-import { envVar } from '../infra/resources'
+import { envVar, queues } from '../infra/resources'
 import { queueUrl } from '../runtime/resources'
 import { database } from './database'
 import { newRunId, runRecovery } from './recover-service'
 
 let sqs: SQSClient | undefined
+
+/** Deliveries of a share before the queue moves it to its dead-letter queue. */
+export const SHARE_DELIVERIES = queues.recoverRuns.maxReceiveCount
 
 /** Sends a share; FIFO: one message group per run, deduplicated by run and share. */
 export async function sendShare(m: ShareMessage, url = queueUrl('recoverRuns'), client: SQSClient = (sqs ??= new SQSClient({}))): Promise<void> {
@@ -46,7 +49,13 @@ export async function recoveryStatus(runId: string): Promise<RunStatus | undefin
   if (!hasSearchStore()) throw new RecoveryUnavailable('this deployment has no search store: runs are recorded there')
   const r = await runRecord(await database('search'), runId)
   if (!r) return undefined
-  return { runId: r.runId, state: r.finishedAt ? 'done' : 'running', startedAt: r.startedAt, finishedAt: r.finishedAt, dryRun: r.dryRun, selection: r.selection, report: r.report }
+  return runStatus(r)
+}
+
+/** A run's status from its record: a run ended by a share that failed every delivery is `failed`, with the reason. */
+export function runStatus(r: RunRecord): RunStatus {
+  const failed = r.report?.failed as { share: number; reason: string } | undefined
+  return { runId: r.runId, state: failed ? 'failed' : r.finishedAt ? 'done' : 'running', ...(failed ? { failure: failed } : {}), startedAt: r.startedAt, finishedAt: r.finishedAt, dryRun: r.dryRun, selection: r.selection, report: r.report }
 }
 
 /** The worker's ports on this deployment. */
@@ -61,5 +70,8 @@ export function workerPorts(): WorkerPorts {
     replay: (req, runId) => runRecovery(req, { runId, record: false }),
     record: async (runId, share, totals, finished) => recordShare(await database('search'), runId, share, totals, finished),
     send: (m) => sendShare(m),
+    fail: async (runId, share, reason) => {
+      await recordRunFailure(await database('search'), runId, share, reason)
+    },
   }
 }

@@ -26,7 +26,7 @@ async function invoke(client: LambdaClient, functionName: string, payload: unkno
 
 /**
  * Runs a recovery request on a deployment: the final answer (the report, or
- * a queued run's record once done). `progress` gets each look at a queued run.
+ * a queued run's record once done or failed). `progress` gets each look at a queued run.
  */
 export async function recoverOnStack(target: Target, body: unknown, o: { progress?: (record: Record<string, unknown>) => void; sleep?: (ms: number) => Promise<void> } = {}): Promise<RecoverAnswer> {
   const functionName = target.outputs?.[RECOVER_FUNCTION_OUTPUT]
@@ -44,7 +44,7 @@ export async function recoverOnStack(target: Target, body: unknown, o: { progres
         const now = await invoke(client, functionName, { recoverStatus: runId })
         if (now.status !== 200) return now
         o.progress?.(now.body)
-        if (now.body.state === 'done') return now
+        if (now.body.state === 'done' || now.body.state === 'failed') return now
       }
     })
   } finally {

@@ -129,12 +129,18 @@ async function onStack(target: Target, opts: Options): Promise<number> {
   const a = await recoverOnStack(target, opts.body, {
     progress: (b) => {
       const r = (b.report ?? undefined) as RecoverReport | undefined
-      process.stderr.write(`recover: run ${String(b.runId)} ${b.state === 'done' ? 'done' : 'queued'}${r ? `: ${line({ ...r, dryRun: false })}` : ''}\n`)
+      process.stderr.write(`recover: run ${String(b.runId)} ${b.state === 'done' || b.state === 'failed' ? b.state : 'queued'}${r ? `: ${line({ ...r, dryRun: false })}` : ''}\n`)
     },
   })
   if (a.status === 400 || a.status === 409) {
     const errors = Array.isArray(a.body.errors) ? `:\n  ${(a.body.errors as string[]).join('\n  ')}` : ''
     throw new UsageError(`${target.description}: ${String(a.body.message)}${errors}`)
+  }
+  if (a.body.state === 'failed') {
+    const failure = a.body.failure as { reason?: string } | undefined
+    process.stderr.write(`floe recover: run ${String(a.body.runId)} failed: ${failure?.reason ?? 'no reason recorded'}\n`)
+    if (opts.json) process.stdout.write(`${JSON.stringify(a.body)}\n`)
+    return 1
   }
   // a queued run's record holds its totals; a run of one request answers its report
   const result = (a.body.state === 'done' ? { ...(a.body.report as object), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult

@@ -59,7 +59,9 @@ export interface RecoverApiDeps {
 
 export interface RunStatus {
   readonly runId: string
-  readonly state: 'running' | 'done'
+  /** `failed`: a share could not be replayed after every delivery (the reason in `failure`). */
+  readonly state: 'running' | 'done' | 'failed'
+  readonly failure?: { readonly share: number; readonly reason: string }
   readonly startedAt: string
   readonly finishedAt?: string
   readonly dryRun: boolean

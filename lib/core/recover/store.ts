@@ -115,6 +115,16 @@ export async function recordRunEnd(db: SearchDb, runId: string, at: number, repo
   await db.sql.query(`UPDATE ${tablesOf(db).recoveryRuns} SET finished_at = $2::timestamptz, report = $3::jsonb WHERE id = $1`, [runId, new Date(at).toISOString(), JSON.stringify(report)])
 }
 
+/** Ends a run that cannot go on, with the reason kept in its report (`failed: {share, reason}`); nothing when it is finished already. */
+export async function recordRunFailure(db: SearchDb, runId: string, share: number, reason: string, at = Date.now()): Promise<boolean> {
+  const r = await db.sql.query<{ id: string }>(
+    `UPDATE ${tablesOf(db).recoveryRuns} SET finished_at = $4::timestamptz, report = COALESCE(report, '{}'::jsonb) || jsonb_build_object('failed', jsonb_build_object('share', $2::int, 'reason', $3::text))
+     WHERE id = $1 AND finished_at IS NULL RETURNING id`,
+    [runId, share, reason, new Date(at).toISOString()],
+  )
+  return r.rows.length === 1
+}
+
 /** A run's record: its selection, its report so far, and, for a run in shares, how many are done. */
 export interface RunRecord {
   readonly runId: string

@@ -43,6 +43,8 @@ export interface WorkerPorts {
   record(runId: string, share: number, totals: RecoverReport, finished: boolean): Promise<boolean>
   /** Sends a share to the queue (deduplicated by run id and share number). */
   send(message: ShareMessage): Promise<void>
+  /** Records the run failed at share `share` with the reason (nothing when it is finished already). */
+  fail(runId: string, share: number, reason: string): Promise<void>
 }
 
 export type ShareOutcome =
@@ -108,6 +110,24 @@ export async function processShare(ports: WorkerPorts, message: ShareMessage, st
   if (!more) return { kind: 'done', report: totals }
   await ports.send({ ...message, share: message.share + 1 })
   return { kind: 'continued', report: totals }
+}
+
+/**
+ * After a delivery of a share failed: when it was the last delivery the queue makes (the message goes to
+ * the dead-letter queue next), the run is recorded as failed with the reason, so that its status says so
+ * instead of running for ever. Answers whether it was recorded; a body that is not a share names no run.
+ */
+export async function giveUpShare(ports: WorkerPorts, body: string, reason: string, deliveries: number, maxDeliveries: number): Promise<boolean> {
+  if (!(deliveries >= maxDeliveries)) return false
+  let m: Partial<ShareMessage>
+  try {
+    m = JSON.parse(body) as Partial<ShareMessage>
+  } catch {
+    return false
+  }
+  if (typeof m?.runId !== 'string' || !Number.isInteger(m.share)) return false
+  await ports.fail(m.runId, m.share!, `share ${m.share} failed ${deliveries} times and was moved to the dead-letter queue: ${reason}`)
+  return true
 }
 
 function pickCounts(r: RecoverResult): Omit<RecoverReport, 'runId' | 'dryRun'> {

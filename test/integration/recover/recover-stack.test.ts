@@ -110,6 +110,17 @@ describe('floe recover --stack', () => {
     expect(lambda.requests.length).toBe(before)
   })
 
+  it('says why a queued run failed, and exits 1', async () => {
+    answers = [
+      { status: 202, body: { runId: RUN, selected: 12_000, status: `/control-plane/recover/${RUN}`, message: 'queued' } },
+      { status: 200, body: { runId: RUN, state: 'failed', failure: { share: 1, reason: 'share 1 failed 3 times and was moved to the dead-letter queue: timeout' }, report: { ...report({ selected: 5_000, replayed: 5_000 }), shares: 1 } } },
+    ]
+    const r = await floe(['recover', '--failure-type', 'schema_violations', ...onStack])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`recover: run ${RUN} failed: 5000 selected`)
+    expect(r.stderr).toContain(`floe recover: run ${RUN} failed: share 1 failed 3 times and was moved to the dead-letter queue: timeout`)
+  })
+
   it('follows a queued run through its record until it is done', async () => {
     const old = { ...process.env }
     Object.assign(process.env, env)

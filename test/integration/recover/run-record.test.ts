@@ -7,7 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { answerRecover, answerStatus, recoverApi, type RecoverApiDeps } from '../../../lib/core/recover/api'
 import { emptyReport } from '../../../lib/core/recover/run'
-import { recordRunStart, recordShare, runRecord } from '../../../lib/core/recover/store'
+import { recordRunFailure, recordRunStart, recordShare, runRecord } from '../../../lib/core/recover/store'
+import { runStatus } from '../../../lib/aws/recover-queue'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 
 let store: LocalSearchStore | undefined
@@ -34,6 +35,25 @@ describe('a run in shares on the search store', () => {
     // nothing more once finished
     expect(await recordShare(db, RUN, 2, totals, true)).toBe(false)
     expect(await runRecord(db, 'recover-20261127T082000-ffffffff')).toBeUndefined()
+  })
+})
+
+describe('a run whose share failed every delivery', () => {
+  it('is recorded as failed with the reason, keeps its totals, and takes no share after', async () => {
+    store ??= await openLocalSearchStore()
+    const db = store.db
+    const run = 'recover-20261127T083000-0123abcd'
+    await recordRunStart(db, run, Date.parse('2026-11-27T08:30:00Z'), false, { failureType: 'schema_violations', queued: true })
+    expect(runStatus((await runRecord(db, run))!).state).toBe('running')
+    expect(await recordShare(db, run, 0, { ...emptyReport(run, false), selected: 5_000, replayed: 5_000 }, false)).toBe(true)
+    expect(await recordRunFailure(db, run, 1, 'share 1 failed 3 times and was moved to the dead-letter queue: timeout', Date.parse('2026-11-27T08:40:00Z'))).toBe(true)
+    const status = runStatus((await runRecord(db, run))!)
+    expect(status).toMatchObject({ state: 'failed', failure: { share: 1, reason: 'share 1 failed 3 times and was moved to the dead-letter queue: timeout' }, finishedAt: '2026-11-27T08:40:00.000Z', report: { replayed: 5_000, shares: 1 } })
+    expect(await recordRunFailure(db, run, 1, 'again')).toBe(false)
+    expect(await recordShare(db, run, 1, emptyReport(run, false), true)).toBe(false)
+    // a run that finished is not failed afterwards
+    expect(await recordRunFailure(db, RUN, 2, 'late')).toBe(false)
+    expect(runStatus((await runRecord(db, RUN))!).state).toBe('done')
   })
 })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { RecoverRequest, RecoverResult } from '../../../lib/core/recover/api'
 import { emptyReport } from '../../../lib/core/recover/run'
 import { NO_STEPS } from '../../../lib/core/recover/steps'
-import { processShare, parseShareMessage, type RunProgress, type ShareMessage, type WorkerPorts } from '../../../lib/core/recover/worker'
+import { giveUpShare, processShare, parseShareMessage, type RunProgress, type ShareMessage, type WorkerPorts } from '../../../lib/core/recover/worker'
 
 /**
  * A deployment in memory: bad rows (some not replayable), claims, the run's
@@ -16,7 +16,14 @@ function world(rows: number, unreplayable = 0) {
   const queue: ShareMessage[] = []
   const seen = new Set<string>()
   let failSend = 0
+  const failed = new Map<string, { share: number; reason: string }>()
   const ports: WorkerPorts = {
+    async fail(runId, share, reason) {
+      const now = records.get(runId)
+      if (!now || now.finished) return
+      records.set(runId, { ...now, finished: true })
+      failed.set(runId, { share, reason })
+    },
     progress: async (runId) => records.get(runId),
     async replay(req: RecoverRequest, runId: string): Promise<RecoverResult> {
       const open = [...Array(rows + unreplayable).keys()].filter((i) => !claimed.has(i))
@@ -65,7 +72,7 @@ function world(rows: number, unreplayable = 0) {
     for (let m = queue.shift(); m; m = queue.shift()) outcomes.push((await processShare(ports, m, NO_STEPS, shareSize)).kind)
     return outcomes
   }
-  return { ports, records, queue, replays, claimed, start, drain, failNextSend: () => (failSend = 1) }
+  return { ports, records, failed, queue, replays, claimed, start, drain, failNextSend: () => (failSend = 1) }
 }
 
 describe('a recovery run in shares', () => {
@@ -133,5 +140,22 @@ describe('a recovery run in shares', () => {
     expect(() => parseShareMessage(JSON.stringify({ runId: 'x', share: 0, selection: {}, source: 'search', steps: { steps: [{ op: 'nope' }] } }))).toThrow('do not validate')
     expect(parseShareMessage(JSON.stringify({ runId: 'x', share: 1, selection: {}, source: 'archive' })).message.share).toBe(1)
   })
-})
 
+  it('records the run failed when the last delivery of a share fails, not before, and ignores a body that names no run', async () => {
+    const w = world(10)
+    const run = 'recover-20261127T080000-00000010'
+    await w.start(run)
+    const body = JSON.stringify(w.queue[0])
+    expect(await giveUpShare(w.ports, body, 'the search store is unavailable', 1, 3)).toBe(false)
+    expect(await giveUpShare(w.ports, body, 'the search store is unavailable', 2, 3)).toBe(false)
+    expect(w.failed.size).toBe(0)
+    expect(await giveUpShare(w.ports, body, 'the search store is unavailable', 3, 3)).toBe(true)
+    expect(w.failed.get(run)).toEqual({ share: 0, reason: 'share 0 failed 3 times and was moved to the dead-letter queue: the search store is unavailable' })
+    expect(w.records.get(run)!.finished).toBe(true)
+    // a redelivery from the dead-letter queue finds the run ended
+    expect((await processShare(w.ports, w.queue[0]!, NO_STEPS)).kind).toBe('finishedAlready')
+    expect(await giveUpShare(w.ports, 'not json', 'bad', 3, 3)).toBe(false)
+    expect(await giveUpShare(w.ports, '{"share":0}', 'bad', 3, 3)).toBe(false)
+    expect(await giveUpShare(w.ports, body, 'x', Number.NaN, 3)).toBe(false)
+  })
+})
