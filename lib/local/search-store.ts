@@ -10,6 +10,8 @@
  * gigabyte of memory.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { PrivateNodeFS } from './pglite-private-fs'
+import { closeTree } from './private-files'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -47,8 +49,10 @@ export async function openPglite(dir?: string): Promise<{ pg: PGlite; close(): P
   if (!existsSync(join(where, 'PG_VERSION'))) {
     mkdirSync(where, { recursive: true })
     cpSync(await template(), where, { recursive: true })
+    // the copy keeps the template's modes: the data is its user's only
+    closeTree(where)
   }
-  const pg = await PGlite.create(where)
+  const pg = await PGlite.create({ fs: new PrivateNodeFS(where) })
   return {
     pg,
     async close() {
