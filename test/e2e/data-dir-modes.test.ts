@@ -7,10 +7,13 @@
  * whatever the umask `floe start` was started with; and a data directory left
  * readable by others (by an older version) is closed at start.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { GetItemCommand } from '@aws-sdk/client-dynamodb'
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { makeClients } from '../../lib/aws/clients'
+import { SEALED_PREFIX } from '../../lib/core/secrets-at-rest'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { eventually, floe, killOrphanDynamo, type Running } from '../support/process'
 import { TEST_CREDENTIALS, withAuth } from '../support/stack'
@@ -77,7 +80,12 @@ describe('the data directory of floe start', () => {
       process.umask(previous)
     }
     await proc.waitFor('Floe is up', 120_000)
-    const base = (JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile).http
+    const endpoints = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile
+    const base = endpoints.http
+    // the secrets in DynamoDB Local are sealed with the data directory's key file (0600)
+    expect(statSync(join(dataDir, 'secrets.key')).mode & 0o777).toBe(0o600)
+    const settings = await makeClients(endpoints).ddb.send(new GetItemCommand({ TableName: 'floe-settings', Key: { pk: { S: 'dashboard' }, sk: { S: 'credentials' } } }))
+    expect(settings.Item?.hash?.S?.startsWith(SEALED_PREFIX)).toBe(true)
 
     // a good event and a bad one (an unknown schema), through enrich into the search store
     expect((await fetch(`${base}/i?e=pv&p=web&tv=js-3&aid=modes&url=${encodeURIComponent('https://example.com/a')}`)).status).toBe(200)
