@@ -76,6 +76,20 @@ describe('the key file', () => {
     expect(sealWithKey(key).open(sealed, 'p')).toBe('s')
   })
 
+  it('a start killed before its key file was in place left a partial temporary file: a whole key is made, and the leftover removed', () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, 'secrets.key.99999.tmp'), randomBytes(7))
+    const path = ensureSecretsKey(dir)
+    expect(readFileSync(path).length).toBe(32)
+    expect(readdirSync(dir)).toEqual(['secrets.key'])
+    // and when the key was in place already, it is kept
+    const key = readFileSync(path)
+    writeFileSync(join(dir, 'secrets.key.99998.tmp'), randomBytes(32))
+    ensureSecretsKey(dir)
+    expect(readFileSync(path).equals(key)).toBe(true)
+    expect(readdirSync(dir)).toEqual(['secrets.key'])
+  })
+
   it('a looser key file is tightened; one that is not 32 bytes is refused, naming the file and not its content', () => {
     const dir = tempDir()
     const path = join(dir, 'secrets.key')
