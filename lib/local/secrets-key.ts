@@ -10,12 +10,13 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSecretsKey, SECRETS_KEY_BYTES } from '../runtime/secrets-at-rest'
-import { openPrivateFile, PRIVATE_FILE_MODE } from './private-files'
+import { ensurePrivateDir, openPrivateFile, PRIVATE_FILE_MODE } from './private-files'
 
 export const SECRETS_KEY_FILE = 'secrets.key'
 
 /** The path of the data directory's key file, made when missing; the file is checked (32 bytes) and kept 0600. */
 export function ensureSecretsKey(dataDir: string, log?: (line: string) => void): string {
+  ensurePrivateDir(dataDir, log)
   const path = join(dataDir, SECRETS_KEY_FILE)
   // what a start killed before its link left (the data directory has one Floe at a time)
   for (const name of readdirSync(dataDir)) if (name.startsWith(`${SECRETS_KEY_FILE}.`) && name.endsWith('.tmp')) rmSync(join(dataDir, name), { force: true })

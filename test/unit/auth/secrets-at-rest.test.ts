@@ -90,6 +90,13 @@ describe('the key file', () => {
     expect(readdirSync(dir)).toEqual(['secrets.key'])
   })
 
+  it('a data directory that does not exist yet is made, 0700', () => {
+    const dir = join(tempDir(), 'new', 'data')
+    ensureSecretsKey(dir)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    expect(readFileSync(join(dir, 'secrets.key')).length).toBe(32)
+  })
+
   it('a looser key file is tightened; one that is not 32 bytes is refused, naming the file and not its content', () => {
     const dir = tempDir()
     const path = join(dir, 'secrets.key')
