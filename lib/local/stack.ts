@@ -23,6 +23,9 @@ import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { onLicenceAccepted } from '../runtime/licence'
 import { recordedLicence } from '../aws/licence'
 import { provision } from './provision'
+import { ensureSecretsKey } from './secrets-key'
+import { sealStoredSecrets } from '../aws/secrets'
+import { runtimeSeal, SECRETS_KEY_FILE_ENV } from '../runtime/secrets-at-rest'
 import { LocalHttps, type LocalHttpsOptions } from './https/manager'
 import { httpsFromEnvironment } from './https/settings'
 import { setHttpsControl } from '../runtime/https'
@@ -133,6 +136,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // Functions read resource names and endpoints from the environment, as on Lambda.
     // GET / leads to the home page, as on Snowplow Mini (FLOE_COLLECTOR_CONFIG's rootResponse still wins).
     process.env[ROOT_REDIRECT_ENV] ??= '/home'
+    // Secrets at rest are sealed with the data directory's key (its path to the functions, never the key).
+    if (opts.dataDir !== undefined) process.env[SECRETS_KEY_FILE_ENV] = ensureSecretsKey(opts.dataDir, log)
+    else delete process.env[SECRETS_KEY_FILE_ENV]
     Object.assign(process.env, resourceEnvironment(names), opts.environment, {
       [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -145,6 +151,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const decl of Object.values(functions) as { environment?: Record<string, string> }[]) Object.assign(process.env, decl.environment)
     const aws = makeClients(endpoints)
     await provision(aws, names, log)
+    for (const line of await sealStoredSecrets(aws.ddb, names, runtimeSeal())) log(line)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
 
     if (opts.triggers !== false) {
