@@ -8,6 +8,7 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types'
 import { text } from '../http/types'
 import { unavailableReason, unavailableResponse } from '../http/unavailable'
 import { checkRestarts } from '../runtime/restarts'
+import { checkRegistryChanges } from '../runtime/registry-changes'
 import { clients } from './clients'
 
 export interface HttpLambdaOptions {
@@ -101,10 +102,15 @@ const crossSiteGuard = (opts: HttpLambdaOptions): Middleware => ({
   },
 })
 
-/** Applies restarts ordered by the control plane (reads the generations at most every few seconds; never delays the request). */
+/**
+ * Applies restarts ordered by the control plane (reads the generations at most
+ * every few seconds; never delays the request), and the registry's changes to
+ * this function's resolvers (read at most every second, before the request).
+ */
 const restartCheck = (): Middleware => ({
-  before: () => {
+  before: async () => {
     void checkRestarts(() => clients().ddb)
+    await checkRegistryChanges(() => clients().ddb)
   },
 })
 

@@ -76,6 +76,12 @@ export interface RegistryServiceOptions {
   readonly onError?: (msg: string, err: unknown) => void
   /** How long the stored super key hash is cached in memory. Default 30 s. */
   readonly superKeyCacheMs?: number
+  /**
+   * Called after schemas were written or deleted, before the request is
+   * answered (the deployment's resolvers forget what they cached of this
+   * registry); a failure fails the request.
+   */
+  readonly schemasChanged?: () => Promise<void>
 }
 
 type Repr = 'uri' | 'meta' | 'canonical'
@@ -304,6 +310,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
         changed.push(k)
       }
     }
+    await opts.schemasChanged?.()
     await exportGroup(key.vendor, key.name, changed, [])
     const location = toIgluUri(key)
     return previous
@@ -345,6 +352,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
         if (!canDeleteSchema(p, true)) return msg(401, MESSAGES.notEnoughPermissions)
         if (!patchesAllowed) return msg(405, MESSAGES.deleteForbidden)
         await opts.schemas.delete(key)
+        await opts.schemasChanged?.()
         await exportGroup(key.vendor, key.name, [], [key])
         return msg(200, MESSAGES.schemaDeleted)
       }
