@@ -8,7 +8,6 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types'
 import { text } from '../http/types'
 import { unavailableReason, unavailableResponse } from '../http/unavailable'
 import { checkRestarts } from '../runtime/restarts'
-import { checkRegistryChanges } from '../runtime/registry-changes'
 import { clients } from './clients'
 
 export interface HttpLambdaOptions {
@@ -102,15 +101,10 @@ const crossSiteGuard = (opts: HttpLambdaOptions): Middleware => ({
   },
 })
 
-/**
- * Applies restarts ordered by the control plane (reads the generations at most
- * every few seconds; never delays the request), and the registry's changes to
- * this function's resolvers (read at most every second, before the request).
- */
+/** Applies restarts ordered by the control plane (reads the generations at most every few seconds; never delays the request). */
 const restartCheck = (): Middleware => ({
-  before: async () => {
+  before: () => {
     void checkRestarts(() => clients().ddb)
-    await checkRegistryChanges(() => clients().ddb)
   },
 })
 

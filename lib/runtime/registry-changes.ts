@@ -3,8 +3,8 @@
  * of the deployment from its next batch, whatever the cache TTL. The
  * registry adds one to a change counter in the settings table (pk
  * `control-plane`, sk `registry-changes`) after each write (create, update,
- * delete); a process with resolvers reads it at the start of a batch or
- * request, at most every `REGISTRY_CHECK_MS`, and when it moved, each
+ * delete); a process with resolvers reads it before their lookups (enrich
+ * at the start of a batch), at most every `REGISTRY_CHECK_MS`, and when it moved, each
  * resolver forgets what the registry answered (hits and "not found"s; see
  * `Resolver.repositoryChanged`). What other repositories answered keeps the
  * cache TTL.
@@ -21,6 +21,9 @@ import { envVar } from '../infra/resources'
 
 /** The longest time a warm process runs on a cached answer of the registry after a write to it. */
 export const REGISTRY_CHECK_MS = 1_000
+
+/** The longest a batch waits for a read of the counter (a slow read is applied when it answers; the batch goes on). */
+export const REGISTRY_READ_WAIT_MS = 1_000
 
 const KEY = { pk: { S: 'control-plane' }, sk: { S: 'registry-changes' } }
 
@@ -56,6 +59,21 @@ export async function readRegistryChanges(ddb: DynamoDBClient, table: string): P
   return Number(res.Item?.count?.N ?? 0)
 }
 
+/** Adds one to the registry's change counter; answers its new value. */
+export async function bumpRegistryChanges(ddb: DynamoDBClient, table: string): Promise<number> {
+  const res = await ddb.send(
+    new UpdateItemCommand({
+      TableName: table,
+      Key: KEY,
+      UpdateExpression: 'ADD #c :one SET updatedAt = :now',
+      ExpressionAttributeNames: { '#c': 'count' },
+      ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { S: new Date().toISOString() } },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  )
+  return Number(res.Attributes?.count?.N ?? 0)
+}
+
 /**
  * Called by the registry after a schema was written or deleted, before it
  * answers: adds one to the change counter (where the function has the
@@ -63,19 +81,7 @@ export async function readRegistryChanges(ddb: DynamoDBClient, table: string): P
  */
 export async function registryChanged(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const table = settingsTable(env)
-  if (table) {
-    const res = await ddb().send(
-      new UpdateItemCommand({
-        TableName: table,
-        Key: KEY,
-        UpdateExpression: 'ADD #c :one SET updatedAt = :now',
-        ExpressionAttributeNames: { '#c': 'count' },
-        ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { S: new Date().toISOString() } },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    )
-    watch?.applied(Number(res.Attributes?.count?.N ?? 0))
-  }
+  if (table) watch?.applied(await bumpRegistryChanges(ddb(), table))
   forgetRegistry()
 }
 
@@ -83,15 +89,23 @@ export async function registryChanged(ddb: () => DynamoDBClient, env: NodeJS.Pro
  * Called at the start of a batch or request by a process with resolvers:
  * when the last read of the counter began `REGISTRY_CHECK_MS` or more ago,
  * reads it, and when it moved, the resolvers forget what the registry
- * answered. Resolves once that is done (a failed read changes nothing; a
- * later check reads again). Without resolvers, or without the settings
- * table, nothing is read.
+ * answered. Resolves once that is done, or after `REGISTRY_READ_WAIT_MS`
+ * (a failed read changes nothing; a later check reads again). Without
+ * resolvers, or without the settings table, nothing is read.
  */
-export function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<void> {
+export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<void> {
   const table = settingsTable(env)
-  if (!table || followers.size === 0) return Promise.resolve()
+  if (!table || followers.size === 0) return
   watch ??= new ChangeWatch({ read: () => readRegistryChanges(ddb(), table), everyMs: REGISTRY_CHECK_MS, onChange: forgetRegistry })
-  return watch.check(now)
+  let timer: NodeJS.Timeout | undefined
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, REGISTRY_READ_WAIT_MS)
+  })
+  try {
+    await Promise.race([watch.check(now), waited])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** For tests: forget the counter seen and the followers. */
