@@ -27,9 +27,10 @@ export const REGISTRY_READ_WAIT_MS = 1_000
 
 const KEY = { pk: { S: 'control-plane' }, sk: { S: 'registry-changes' } }
 
-/** What follows the registry: a resolver (`Resolver.repositoryChanged`). */
+/** What follows the registry: a resolver (`Resolver.repositoryChanged`), a cache of schemas. */
 export interface RegistryFollower {
-  repositoryChanged(name: string): void
+  /** Absent: nothing to forget. */
+  repositoryChanged?(name: string): void
 }
 
 const followers = new Set<WeakRef<RegistryFollower>>()
@@ -39,7 +40,7 @@ function forgetRegistry(): void {
   for (const ref of followers) {
     const f = ref.deref()
     if (f === undefined) followers.delete(ref)
-    else f.repositoryChanged(OWN_REGISTRY)
+    else f.repositoryChanged?.(OWN_REGISTRY)
   }
 }
 
