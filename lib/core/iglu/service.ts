@@ -79,7 +79,9 @@ export interface RegistryServiceOptions {
   /**
    * Called after schemas were written or deleted, before the request is
    * answered (the deployment's resolvers forget what they cached of this
-   * registry); a failure fails the request.
+   * registry); a failure fails the request. Also called once before the
+   * first answer of this service: the process before it may have died
+   * between a write and this call.
    */
   readonly schemasChanged?: () => Promise<void>
 }
@@ -525,7 +527,16 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
     }
   }
 
+  // Told once before the first answer (see `schemasChanged`); told again by the next request if it fails.
+  let started: Promise<void> | undefined
   return async (req) => {
+    if (opts.schemasChanged) {
+      started ??= opts.schemasChanged().catch((err: unknown) => {
+        started = undefined
+        throw err
+      })
+      await started
+    }
     try {
       return cors(req, await route(req))
     } catch (err) {

@@ -181,16 +181,34 @@ describe("a change of the deployment's registry", () => {
     resetRegistryChanges()
   })
 
-  it('the registry API tells of a write only when it wrote', async () => {
+  it('the registry API tells of a write only when it wrote, and once before its first answer', async () => {
     let told = 0
     const { call } = makeRegistry({ patchesAllowed: true, schemasChanged: async () => void told++ })
+    expect((await call('GET', '/meta/health')).status).toBe(200)
+    expect(told).toBe(1)
     const body = schema('com.acme', 'x', '1-0-0')
     expect((await call('PUT', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY, body })).status).toBe(201)
-    expect(told).toBe(1)
+    expect(told).toBe(2)
     expect((await call('PUT', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY, body: 'not json' })).status).toBe(400)
     expect((await call('PUT', '/schemas/com.acme/x/jsonschema/1-0-0', { body })).status).not.toBe(201)
-    expect(told).toBe(1)
-    expect((await call('DELETE', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY })).status).toBe(200)
     expect(told).toBe(2)
+    expect((await call('DELETE', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY })).status).toBe(200)
+    expect(told).toBe(3)
+  })
+
+  it('a registry that died between a write and telling of it: the next one tells before it answers', async () => {
+    const store = new MemorySchemaStore()
+    const resolver = new Resolver({ repositories: [new StoreRepository(store, { name: OWN_REGISTRY })] })
+    const first = 'iglu:com.acme/x/jsonschema/1-0-0'
+    expect((await resolver.lookupSchema(first)).ok).toBe(false)
+    // The first process wrote, then died before telling: the resolver still has the miss.
+    const dying = makeRegistry({ schemas: store, schemasChanged: async () => { if ((await store.listAll()).length > 0) throw new Error('killed') } })
+    await expect(dying.call('PUT', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY, body: schema('com.acme', 'x', '1-0-0') })).rejects.toThrow('killed')
+    expect((await store.listAll()).length).toBe(1)
+    expect((await resolver.lookupSchema(first)).ok).toBe(false)
+    // The client tries again on the next process: its first answer comes after telling the resolvers.
+    const next = makeRegistry({ schemas: store, schemasChanged: async () => resolver.repositoryChanged(OWN_REGISTRY) })
+    expect((await next.call('PUT', '/schemas/com.acme/x/jsonschema/1-0-0', { apikey: SUPER_KEY, body: schema('com.acme', 'x', '1-0-0') })).status).toBe(409)
+    expect(await resolver.lookupSchema(first)).toMatchObject({ ok: true, repository: OWN_REGISTRY })
   })
 })
