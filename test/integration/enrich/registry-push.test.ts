@@ -6,12 +6,18 @@
  * registry as enrich does), and the replay makes them good.
  */
 import { randomUUID } from 'node:crypto'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useLocalStack, withAuth } from '../../support/stack'
+import { runFloe } from '../../support/process'
+import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '3c9d2a4b-5e6f-4a7b-8c9d-0e1f2a3b4c5d'
 // No FLOE_RESOLVER_CACHE_TTL: the default cache (600 s) keeps what it found, and what it did not.
-const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '' } })
+const ENV = { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '' }
+const PREFIX = uniquePrefix('rp')
+const stack = useLocalStack({ namePrefix: PREFIX, environment: ENV })
 
 // The authorizer's first answer (its module and the password hash) can take long on a busy machine: warm it.
 beforeAll(async () => {
@@ -22,16 +28,18 @@ beforeAll(async () => {
 }, 120_000)
 
 const VENDOR = 'com.acme'
-const uri = (version: string) => `iglu:${VENDOR}/x/jsonschema/${version}`
+const uri = (version: string, name = 'x') => `iglu:${VENDOR}/${name}/jsonschema/${version}`
 const UE = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0'
+
+const schemaDoc = (name: string, version: string, properties: Record<string, unknown>) => ({
+  $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
+  self: { vendor: VENDOR, name, format: 'jsonschema', version },
+  description: name, type: 'object', properties, additionalProperties: false,
+})
 
 /** Puts a schema version through the registry API, as `floe registry push` does. */
 async function push(version: string, properties: Record<string, unknown>) {
-  const schema = {
-    $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
-    self: { vendor: VENDOR, name: 'x', format: 'jsonschema', version },
-    description: 'x', type: 'object', properties, additionalProperties: false,
-  }
+  const schema = schemaDoc('x', version, properties)
   const r = await fetch(`${stack.current.url}/registry-server/api/schemas/${VENDOR}/x/jsonschema/${version}`, {
     method: 'PUT', headers: { apikey: SUPER, 'content-type': 'application/json' }, body: JSON.stringify(schema),
   })
@@ -59,6 +67,24 @@ const settle = async () => {
 async function recover(body: unknown) {
   const r = await fetch(`${stack.current.url}/control-plane/recover`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
   return { status: r.status, body: (await r.json()) as Record<string, any> }
+}
+
+/** `floe registry push` of one schema, as a user does. */
+async function pushCli(name: string, version: string, properties: Record<string, unknown>) {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-push-'))
+  mkdirSync(join(dir, VENDOR, name, 'jsonschema'), { recursive: true })
+  writeFileSync(join(dir, VENDOR, name, 'jsonschema', version), JSON.stringify(schemaDoc(name, version, properties)))
+  const r = await runFloe(['registry', 'push', dir, stack.current.url, SUPER])
+  expect(r.code, r.stdout + r.stderr).toBe(0)
+}
+
+/** `floe recover … --json` against this stack (another process, as on a user's terminal). */
+async function recoverCli(...args: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'floe-push-data-'))
+  writeFileSync(join(dir, 'endpoints.json'), JSON.stringify({ http: stack.current.url, ...stack.current.endpoints, namePrefix: PREFIX, pid: process.pid }))
+  const r = await runFloe(['recover', ...args, '--json'], { ...ENV, FLOE_DATA_DIR: dir })
+  expect(r.code, r.stderr).toBe(0)
+  return JSON.parse(r.stdout) as Record<string, any>
 }
 
 async function goodIds(aid: string): Promise<string[]> {
@@ -95,5 +121,17 @@ describe("a push to this deployment's registry", () => {
     // The replayed events are good, once each, and did not fail again.
     expect(await goodIds('push-early')).toEqual([...early].sort())
     expect(await badCount('push-early')).toBe(0)
+  }, 300_000)
+
+  it('as the README says: floe registry push, floe recover --dry-run, floe recover: the replayed events are good', async () => {
+    await pushCli('button_click', '1-0-0', { id: { type: 'string' } })
+    const early = await send('readme-flow', uri('1-0-1', 'button_click'), [{ id: 'a' }, { id: 'b' }, { id: 'c' }])
+    expect(await badCount('readme-flow')).toBe(3)
+    await pushCli('button_click', '1-0-1', { id: { type: 'string' } })
+    expect(await recoverCli('--query', 'readme-flow', '--dry-run')).toMatchObject({ selected: 3, wouldBeGood: 3 })
+    expect(await recoverCli('--query', 'readme-flow')).toMatchObject({ selected: 3, replayed: 3 })
+    await settle()
+    expect(await goodIds('readme-flow')).toEqual([...early].sort())
+    expect(await badCount('readme-flow')).toBe(0)
   }, 300_000)
 })
