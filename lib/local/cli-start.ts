@@ -6,6 +6,8 @@ import { JavaMissingError } from './emulators'
 import { JavaCompilerMissingError } from './dynamodb/launcher'
 import { closeTree, ensurePrivateDir, keepCreatedFilesPrivate, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
+import { licenceBannerLine } from '../core/health/report'
+import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
 import { passwordProblem, usernameProblem } from '../core/auth/basic'
@@ -170,6 +172,7 @@ export async function startFromCli(): Promise<number> {
         : []),
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
       ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
+      ...([...stack.disabledTriggers.values()].includes(LICENSE_MESSAGE) ? [licenceBannerLine(stack.url)] : []),
       `  endpoints file  ${endpointsFile}`,
       'Press Ctrl+C to stop.',
       '',

@@ -18,7 +18,8 @@ import { startGateway, type Gateway } from './gateway'
 import { invoke } from './handlers'
 import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
-import { markDown, markUp } from '../runtime/dependencies'
+import { markOff, markUp } from '../runtime/dependencies'
+import { LICENCE_OFF_REASON } from '../core/health/report'
 import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { onLicenceAccepted } from '../runtime/licence'
 import { recordedLicence } from '../aws/licence'
@@ -192,9 +193,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           // the checkpoint once the function can run.
           disabledTriggers.set(id, reason)
           log(`stream trigger ${id} is not started: ${reason}`)
-          // A function left off for lack of the licence is a stack that does not work: /health says so.
+          // Off for lack of the licence: events are taken and wait; /health lists it as deliberate (200).
           if (licenceOff) {
-            markDown(id, `${t.function} is off until the licence is accepted (on the control plane, or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream`)
+            markOff(id, LICENCE_OFF_REASON)
             offComponents.push(id)
             // Accepted on the control plane: the trigger starts now, from the checkpoint.
             onLicenceAccepted(async () => {
