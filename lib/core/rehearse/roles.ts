@@ -6,9 +6,9 @@
  * outside the assembly (an AWS managed one) cannot be read here; it is
  * listed by ARN so a report can say so.
  */
-import type { NamedPolicy, PolicyDocument } from './iam'
+import { documentProblems, type NamedPolicy, type PolicyDocument } from './iam'
 import type { AssemblyResolver } from './resolve'
-import type { AssemblyStack, Template } from './template'
+import type { AssemblyStack, Template, Violation } from './template'
 
 export interface RolePolicies {
   readonly stack: string
@@ -80,4 +80,22 @@ export function rolePolicies(stacks: readonly AssemblyStack[], stackName: string
     else problems.push(`${m.id}: ${doc.problem}`)
   }
   return { stack: stackName, role: roleId, policies, external, problems }
+}
+
+/**
+ * The roles whose policies cannot be judged by the evaluator: a document
+ * with an intrinsic that has no local value, a statement it cannot read
+ * (no action part, an unknown condition operator…). One violation each.
+ */
+export function checkRoles(stacks: readonly AssemblyStack[], resolver: AssemblyResolver): Violation[] {
+  const out: Violation[] = []
+  for (const s of stacks) {
+    for (const [id, r] of Object.entries(s.template.Resources ?? {})) {
+      if (r.Type !== 'AWS::IAM::Role') continue
+      const role = rolePolicies(stacks, s.name, id, resolver)
+      for (const problem of role.problems) out.push({ stack: s.name, resource: id, problem: `policy ${problem}` })
+      for (const p of role.policies) for (const problem of documentProblems(p.document)) out.push({ stack: s.name, resource: id, problem: `policy ${p.name}: ${problem}` })
+    }
+  }
+  return out
 }

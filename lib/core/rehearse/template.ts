@@ -39,6 +39,14 @@ export interface AssemblyStack {
   readonly templateBytes?: number
 }
 
+/** One problem found in a stack: `{stack, resource, problem}`. */
+export interface Violation {
+  readonly stack: string
+  /** The resource's logical ID, or `(template)` for the stack as a whole. */
+  readonly resource: string
+  readonly problem: string
+}
+
 /** `{ "Ref": … }`, `{ "Fn::…": … }` or `{ "Condition": … }` (inside condition expressions): one key, an intrinsic's name. */
 export function intrinsicName(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined

@@ -1,0 +1,71 @@
+/**
+ * The checks of a cloud assembly's templates before a deploy: every
+ * resource of every stack against the CloudFormation resource
+ * specification (its type exists, its required properties are present, it
+ * has no unknown property, its values have the right type and allowed
+ * value), the limits CloudFormation and the services enforce at deploy
+ * time (limits.ts), and — given the IAM actions catalogue — that every
+ * action its policies name exists (iam-actions.ts). Outcomes as data: one
+ * violation per problem.
+ */
+import { checkActions, type ActionCatalogue } from './iam-actions'
+import { checkLimits } from './limits'
+import { assemblyResolver, type AssemblyResolver, type ResolverOptions } from './resolve'
+import { checkProperties, type Spec } from './spec'
+import type { AssemblyStack, TemplateResource, Violation } from './template'
+
+export type { Violation } from './template'
+
+export interface CheckOptions {
+  /** Unzipped size in bytes of each asset directory, by the path the resource's `aws:asset:path` metadata names. */
+  readonly assetBytes?: Readonly<Record<string, number>>
+  /** The IAM actions of each service, to refuse an action that does not exist. */
+  readonly actions?: ActionCatalogue
+  /** How intrinsics resolve (account, region, local names); a resolver over the stacks is made from these. */
+  readonly resolver?: ResolverOptions
+}
+
+/** Keys CloudFormation allows on a resource besides `Type` and `Properties`. */
+const RESOURCE_KEYS = new Set(['Type', 'Properties', 'DependsOn', 'Metadata', 'Condition', 'DeletionPolicy', 'UpdateReplacePolicy', 'CreationPolicy', 'UpdatePolicy'])
+const POLICIES = new Set(['Delete', 'Retain', 'Snapshot', 'RetainExceptOnCreate'])
+
+/** Resource types outside the spec that CloudFormation accepts. */
+function isCustom(type: string): boolean {
+  return type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource'
+}
+
+/** The problems of one resource against the spec. */
+export function checkResource(id: string, resource: TemplateResource, spec: Spec): string[] {
+  const out: string[] = []
+  if (typeof resource?.Type !== 'string') return ['no Type']
+  for (const k of Object.keys(resource)) if (!RESOURCE_KEYS.has(k)) out.push(`unknown resource attribute ${k}`)
+  for (const k of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
+    const v = resource[k]
+    if (v !== undefined && typeof v === 'string' && !POLICIES.has(v)) out.push(`${k} ${JSON.stringify(v)} is not one of ${[...POLICIES].join(', ')}`)
+  }
+  if (!/^[A-Za-z0-9]{1,255}$/.test(id)) out.push('logical ID must be 1 to 255 letters and digits')
+  const props = resource.Properties ?? {}
+  if (resource.Type === 'AWS::CDK::Metadata') return out
+  if (isCustom(resource.Type)) {
+    if (!('ServiceToken' in props)) out.push('ServiceToken: missing required property')
+    return out
+  }
+  const def = spec.resources.get(resource.Type)
+  if (!def) return [...out, `unknown resource type ${resource.Type}`]
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) return [...out, 'Properties must be an object']
+  return [...out, ...checkProperties(props, def.properties, '', spec)]
+}
+
+/** Every violation of the assembly's stacks. */
+export function checkAssembly(stacks: readonly AssemblyStack[], spec: Spec, o: CheckOptions = {}): Violation[] {
+  const resolver: AssemblyResolver = assemblyResolver(stacks, o.resolver)
+  const out: Violation[] = []
+  for (const s of stacks) {
+    for (const [id, r] of Object.entries(s.template.Resources ?? {})) {
+      for (const problem of checkResource(id, r, spec)) out.push({ stack: s.name, resource: id, problem })
+    }
+  }
+  out.push(...checkLimits(stacks, resolver, spec, o.assetBytes ?? {}))
+  if (o.actions) out.push(...checkActions(stacks, o.actions))
+  return out
+}
