@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { evaluate } from '../../../lib/core/rehearse/iam'
 import { generatedName } from '../../../lib/core/rehearse/physical'
 import { assemblyResolver, templateResolver } from '../../../lib/core/rehearse/resolve'
-import { functionRole, rolePolicies } from '../../../lib/core/rehearse/roles'
+import { checkRoles, functionRole, rolePolicies } from '../../../lib/core/rehearse/roles'
 import type { AssemblyStack, Template } from '../../../lib/core/rehearse/template'
 import { synthTemplates } from '../../support/synth'
 
@@ -150,5 +150,30 @@ describe('the project\'s own synthesized stacks', () => {
     const role = rolePolicies(es, 'FloeApp', roleId, er)
     const raw = er.physical('FloeData', Object.keys(stacks[0]!.template.Resources!).find((id) => /^RawStream[0-9A-F]{8}$/.test(id))!)!.attributes.Arn!
     expect(evaluate(role.policies, { action: 'kinesis:PutRecords', resource: raw })).toEqual({ decision: 'implicit-deny' })
+  })
+
+  it('the control plane may pause enrich\'s trigger and no other function\'s (a condition on lambda:FunctionArn)', () => {
+    const roleId = Object.keys(appTemplate.Resources!).find((id) => /^ControlPlaneRole[0-9A-F]{8}$/.test(id))!
+    const role = rolePolicies(stacks, 'FloeApp', roleId, resolver)
+    const fnArn = (prefix: string) => resolver.physical('FloeApp', Object.keys(appTemplate.Resources!).find((id) => new RegExp(`^${prefix}Function[0-9A-F]{8}$`).test(id))!)!.attributes.Arn!
+    const mapping = 'arn:aws:lambda:us-east-1:000000000000:event-source-mapping:0f3c2a1b-0000-4000-8000-000000000000'
+    const update = (fn: string) => evaluate(role.policies, { action: 'lambda:UpdateEventSourceMapping', resource: mapping, context: { 'lambda:FunctionArn': fn } }).decision
+    expect(update(fnArn('Enrich'))).toBe('allowed')
+    expect(update(fnArn('Collector'))).toBe('implicit-deny')
+    expect(evaluate(role.policies, { action: 'lambda:UpdateEventSourceMapping', resource: mapping }).decision).toBe('implicit-deny')
+  })
+
+  it('every role of the stacks has policies the evaluator can read; one it cannot is a violation naming the role', () => {
+    expect(checkRoles(stacks, resolver)).toEqual([])
+    const roleId = Object.keys(appTemplate.Resources!).find((id) => /^CollectorRole[0-9A-F]{8}$/.test(id))!
+    const edited = structuredClone(appTemplate) as { Resources: Record<string, any> }
+    const policy = Object.values(edited.Resources).find((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles?.[0]?.Ref === roleId)!
+    policy.Properties.PolicyDocument.Statement[0].Condition = { StringAlmostEquals: { 'aws:SourceVpc': 'vpc-1' } }
+    policy.Properties.PolicyDocument.Statement.push({ Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::GetAtt': ['NoSuchBucket', 'Arn'] } })
+    const es: AssemblyStack[] = [stacks[0]!, { name: 'FloeApp', template: edited as Template }]
+    const found = checkRoles(es, assemblyResolver(es))
+    expect(found).toEqual([{ stack: 'FloeApp', resource: roleId, problem: expect.stringMatching(/^policy CollectorRoleDefaultPolicy[0-9A-F]{8}: FloeApp has no resource NoSuchBucket$/) }])
+    policy.Properties.PolicyDocument.Statement.pop()
+    expect(checkRoles(es, assemblyResolver(es))).toEqual([{ stack: 'FloeApp', resource: roleId, problem: expect.stringMatching(/^policy CollectorRoleDefaultPolicy[0-9A-F]{8}: statement 0: unknown condition operator StringAlmostEquals$/) }])
   })
 })
