@@ -95,7 +95,9 @@ export function assemblyResolver(stacks: readonly AssemblyStack[], o: ResolverOp
       for (const s of stacks) {
         for (const out of Object.values(s.template.Outputs ?? {})) {
           if (out.Export === undefined) continue
-          if (walk(s.name, out.Export.Name) !== name) continue
+          let exported: unknown
+          try { exported = walk(s.name, out.Export.Name) } catch (e) { if (e instanceof Unresolvable) continue; throw e }
+          if (exported !== name) continue
           const v = walk(s.name, out.Value)
           const text = typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : String(v)
           exportCache.set(name, text)

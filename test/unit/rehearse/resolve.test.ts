@@ -88,6 +88,8 @@ describe('resolving a template\'s intrinsics to local values', () => {
       { name: 'App', template: { Resources: {}, Outputs: { Chained: { Value: { 'Fn::Join': ['', [{ 'Fn::ImportValue': 'Data:TableArn' }, '/index/*']] }, Export: { Name: { 'Fn::Sub': '${AWS::StackName}:Indexes' } } } } } },
     ]
     const withOutputs: AssemblyStack[] = [{ ...stacks[0]!, template: { ...template, Outputs: { TableArn: { Value: { 'Fn::GetAtt': ['Table', 'Arn'] }, Export: { Name: 'Data:TableArn' } } } } }, stacks[1]!]
+    // an export whose name cannot be resolved does not hide the others
+    withOutputs.unshift({ name: 'Odd', template: { Outputs: { X: { Value: 'x', Export: { Name: { Ref: 'Unknown' } } } } } })
     const a = assemblyResolver(withOutputs)
     expect(a.resolve('App', { 'Fn::ImportValue': 'Data:TableArn' })).toEqual({ ok: true, value: 'arn:aws:dynamodb:eu-west-1:000000000000:table/Data-settings' })
     expect(a.exportValue('App:Indexes')).toBe('arn:aws:dynamodb:eu-west-1:000000000000:table/Data-settings/index/*')
