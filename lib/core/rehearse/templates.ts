@@ -3,7 +3,8 @@
  * resource of every stack against the CloudFormation resource
  * specification (its type exists, its required properties are present, it
  * has no unknown property, its values have the right type and allowed
- * value), its references (references.ts), the limits CloudFormation and the services enforce at deploy
+ * value), its references (references.ts), each function's handler file in
+ * its bundle, the limits CloudFormation and the services enforce at deploy
  * time (limits.ts), and — given the IAM actions catalogue — that every
  * action its policies name exists (iam-actions.ts). Outcomes as data: one
  * violation per problem.
@@ -20,6 +21,12 @@ export type { Violation } from './template'
 export interface CheckOptions {
   /** Unzipped size in bytes of each asset directory, by the path the resource's `aws:asset:path` metadata names. */
   readonly assetBytes?: Readonly<Record<string, number>>
+  /**
+   * Whether an asset directory (by its `aws:asset:path`) holds a file (a path
+   * inside it); undefined when the directory is not in the assembly (an
+   * assembly synthesized without bundling).
+   */
+  readonly assetFile?: (assetPath: string, file: string) => boolean | undefined
   /** The IAM actions of each service, to refuse an action that does not exist. */
   readonly actions?: ActionCatalogue
   /** How intrinsics resolve (account, region, local names); a resolver over the stacks is made from these. */
@@ -57,6 +64,36 @@ export function checkResource(id: string, resource: TemplateResource, spec: Spec
   return [...out, ...checkProperties(props, def.properties, '', spec)]
 }
 
+/** The files a handler setting can name, for a runtime whose handlers are files: `dir/index.handler` → `dir/index.js`, `.mjs` or `.cjs`. */
+export function handlerFiles(runtime: string, handler: string): string[] | undefined {
+  const dot = handler.lastIndexOf('.')
+  if (dot <= 0) return undefined
+  if (runtime.startsWith('nodejs')) return ['.js', '.mjs', '.cjs'].map((ext) => `${handler.slice(0, dot)}${ext}`)
+  if (runtime.startsWith('python')) return [`${handler.slice(0, dot).replace(/\./g, '/')}.py`]
+  return undefined
+}
+
+/** Each function's handler file is in its bundle (else every invocation fails to import it). */
+export function checkHandlers(stacks: readonly AssemblyStack[], assetFile: NonNullable<CheckOptions['assetFile']>): Violation[] {
+  const out: Violation[] = []
+  for (const s of stacks) {
+    for (const [id, r] of Object.entries(s.template.Resources ?? {})) {
+      if (r.Type !== 'AWS::Lambda::Function') continue
+      const path = r.Metadata?.['aws:asset:path']
+      const { Runtime: runtime, Handler: handler } = r.Properties ?? {}
+      if (typeof path !== 'string' || typeof runtime !== 'string' || typeof handler !== 'string') continue
+      const files = handlerFiles(runtime, handler)
+      if (!files) {
+        if (runtime.startsWith('nodejs') || runtime.startsWith('python')) out.push({ stack: s.name, resource: id, problem: `Handler ${JSON.stringify(handler)} is not file.function` })
+        continue
+      }
+      const found = files.map((f) => assetFile(path, f))
+      if (found.every((x) => x === false)) out.push({ stack: s.name, resource: id, problem: `Handler ${handler}: the bundle ${path} has no ${files.join(', ')}` })
+    }
+  }
+  return out
+}
+
 /** Every violation of the assembly's stacks. */
 export function checkAssembly(stacks: readonly AssemblyStack[], spec: Spec, o: CheckOptions = {}): Violation[] {
   const resolver: AssemblyResolver = assemblyResolver(stacks, o.resolver)
@@ -68,6 +105,7 @@ export function checkAssembly(stacks: readonly AssemblyStack[], spec: Spec, o: C
   }
   out.push(...checkReferences(stacks, spec))
   out.push(...checkLimits(stacks, resolver, spec, o.assetBytes ?? {}))
+  if (o.assetFile) out.push(...checkHandlers(stacks, o.assetFile))
   if (o.actions) out.push(...checkActions(stacks, o.actions))
   return out
 }

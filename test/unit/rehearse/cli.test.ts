@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -52,6 +52,19 @@ describe('floe rehearse --assembly', () => {
     const text = await floe(['rehearse', '--assembly', edited])
     expect(text.code).toBe(1)
     expect(text.stdout).toContain(`FloeData/${tableId}: WarmThroughputMode: unknown property`)
+  })
+
+  it('a bundle without the handler\'s file, read from a hand-made assembly: exit 1 naming the function', async () => {
+    const dir = join(root, 'handmade')
+    mkdirSync(join(dir, 'asset.abc'), { recursive: true })
+    writeFileSync(join(dir, 'asset.abc', 'main.mjs'), 'export const handler = async () => 1\n')
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ version: '1', artifacts: { Small: { type: 'aws:cloudformation:stack', environment: 'aws://unknown-account/eu-west-1', properties: { templateFile: 'Small.template.json' } } } }))
+    const fn = (Handler: string) => ({ Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] }, Code: { S3Bucket: 'b', S3Key: 'abc.zip' }, Handler, Runtime: 'nodejs22.x' }, Metadata: { 'aws:asset:path': 'asset.abc' } })
+    const role = { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } } }
+    writeFileSync(join(dir, 'Small.template.json'), JSON.stringify({ Resources: { Role: role, Good: fn('main.handler'), Bad: fn('index.handler') } }))
+    const r = await floe(['rehearse', '--assembly', dir, '--json'])
+    expect(r.code, r.stderr).toBe(1)
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, stacks: 1, resources: 3, violations: [{ stack: 'Small', resource: 'Bad', problem: 'Handler index.handler: the bundle asset.abc has no index.js, index.mjs, index.cjs' }] })
   })
 
   it('a usage error exits 2: an unknown option, a directory that is no assembly, a missing value', async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { loadActions, loadSpec } from '../../../lib/cli/rehearse-sources'
 import { actionProblem, servicesNamed, type ActionCatalogue } from '../../../lib/core/rehearse/iam-actions'
 import type { Spec } from '../../../lib/core/rehearse/spec'
-import { checkAssembly, checkResource } from '../../../lib/core/rehearse/templates'
+import { checkAssembly, checkHandlers, checkResource, handlerFiles } from '../../../lib/core/rehearse/templates'
 import type { AssemblyStack, Template, TemplateResource } from '../../../lib/core/rehearse/template'
 import { synthTemplates } from '../../support/synth'
 
@@ -93,3 +93,26 @@ describe('IAM actions against the catalogue', () => {
     expect(checkAssembly(stacks, spec, { actions })).toEqual([{ stack: 'FloeApp', resource: policyId, problem: `PolicyDocument.Statement[${i}].Action: action kinesis:PutRecordz does not exist in kinesis` }])
   })
 })
+
+describe('handlers and bundles', () => {
+  const fn = (Handler: string, Runtime = 'nodejs22.x', path = 'asset.a'): TemplateResource => ({ Type: 'AWS::Lambda::Function', Properties: { Role: 'r', Code: { S3Bucket: 'b', S3Key: 'k' }, Handler, Runtime }, Metadata: { 'aws:asset:path': path } })
+  const bundle = new Map([['asset.a', new Set(['index.mjs', 'lib/worker.js', 'app/main.py'])]])
+  const has = (path: string, file: string) => bundle.get(path)?.has(file)
+  const handlers = (resources: Record<string, TemplateResource>) => checkHandlers([{ name: 'S', template: { Resources: resources } }], has).map((v) => `${v.resource}: ${v.problem}`)
+
+  it('a handler names a file of its bundle, in the runtime\'s way', () => {
+    expect(handlerFiles('nodejs22.x', 'lib/worker.handler')).toEqual(['lib/worker.js', 'lib/worker.mjs', 'lib/worker.cjs'])
+    expect(handlerFiles('python3.12', 'app.main.handler')).toEqual(['app/main.py'])
+    expect(handlerFiles('provided.al2023', 'bootstrap')).toBeUndefined()
+    expect(handlers({ A: fn('index.handler'), B: fn('lib/worker.run'), C: fn('app.main.handler', 'python3.12'), D: fn('bootstrap', 'provided.al2023') })).toEqual([])
+    expect(handlers({ A: fn('main.handler'), B: fn('handler') })).toEqual([
+      'A: Handler main.handler: the bundle asset.a has no main.js, main.mjs, main.cjs',
+      'B: Handler "handler" is not file.function',
+    ])
+  })
+
+  it('an assembly synthesized without its bundles is not judged on them', () => {
+    expect(handlers({ A: fn('main.handler', 'nodejs22.x', 'asset.missing') })).toEqual([])
+  })
+})
+
