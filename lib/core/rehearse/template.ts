@@ -42,7 +42,7 @@ export interface AssemblyStack {
 /** One problem found in a stack: `{stack, resource, problem}`. */
 export interface Violation {
   readonly stack: string
-  /** The resource's logical ID, or `(template)` for the stack as a whole. */
+  /** The resource's logical ID; `(template)` for the stack as a whole, `(output <name>)` for an output. */
   readonly resource: string
   readonly problem: string
 }

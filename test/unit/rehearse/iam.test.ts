@@ -42,6 +42,19 @@ describe('IAM evaluation: the documented order (explicit deny, then allow, else 
   })
 })
 
+describe('IAM evaluation: a bucket and its objects are different resources', () => {
+  it('ListBucket is granted on the bucket\'s ARN, GetObject on its objects\' ARNs; each grant covers only its own', () => {
+    const p = policy('Bucket',
+      { Sid: 'List', Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::example-bucket' },
+      { Sid: 'Objects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: 'arn:aws:s3:::example-bucket/*' })
+    expect(decide([p], { action: 's3:ListBucket', resource: 'arn:aws:s3:::example-bucket' })).toBe('allowed')
+    expect(decide([p], { action: 's3:GetObject', resource: 'arn:aws:s3:::example-bucket/reports/2024.csv' })).toBe('allowed')
+    expect(decide([p], { action: 's3:GetObject', resource: 'arn:aws:s3:::example-bucket' })).toBe('implicit-deny')
+    expect(decide([p], { action: 's3:ListBucket', resource: 'arn:aws:s3:::example-bucket/reports' })).toBe('implicit-deny')
+    expect(decide([p], { action: 's3:GetObject', resource: 'arn:aws:s3:::example-bucket-2/x' })).toBe('implicit-deny')
+  })
+})
+
 describe('IAM evaluation: NotAction and NotResource', () => {
   it('Allow with NotAction grants every action except the listed ones (which stay implicitly denied)', () => {
     const p = policy('AllButIam', { Effect: 'Allow', NotAction: 'iam:*', Resource: '*' })

@@ -31,6 +31,8 @@ describe('resolving a template\'s intrinsics to local values', () => {
   it('pseudo parameters: account 000000000000, the given region, aws partition and URL suffix, the stack name', () => {
     expect(ok({ 'Fn::Join': [':', [{ Ref: 'AWS::Partition' }, { Ref: 'AWS::Region' }, { Ref: 'AWS::AccountId' }, { Ref: 'AWS::URLSuffix' }, { Ref: 'AWS::StackName' }]] })).toBe('aws:eu-west-1:000000000000:amazonaws.com:Data')
     expect(templateResolver(template, 'X').place('X').region).toBe('us-east-1')
+    expect(ok({ Ref: 'AWS::StackId' })).toBe('arn:aws:cloudformation:eu-west-1:000000000000:stack/Data/00000000-0000-0000-0000-000000000000')
+    expect(ok({ 'Fn::Base64': { 'Fn::Sub': '#!/bin/sh\necho ${AWS::Region}' } })).toBe(Buffer.from('#!/bin/sh\necho eu-west-1').toString('base64'))
   })
 
   it('Ref and Fn::GetAtt give each type\'s name and ARN, with the name the template sets (itself resolved)', () => {
