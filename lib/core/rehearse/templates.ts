@@ -35,7 +35,7 @@ export interface CheckOptions {
 
 /** Keys CloudFormation allows on a resource besides `Type` and `Properties`. */
 const RESOURCE_KEYS = new Set(['Type', 'Properties', 'DependsOn', 'Metadata', 'Condition', 'DeletionPolicy', 'UpdateReplacePolicy', 'CreationPolicy', 'UpdatePolicy'])
-const POLICIES = new Set(['Delete', 'Retain', 'Snapshot', 'RetainExceptOnCreate'])
+const POLICIES = { DeletionPolicy: ['Delete', 'Retain', 'Snapshot', 'RetainExceptOnCreate'], UpdateReplacePolicy: ['Delete', 'Retain', 'Snapshot'] } as const
 
 /** Resource types outside the spec that CloudFormation accepts. */
 function isCustom(type: string): boolean {
@@ -49,7 +49,8 @@ export function checkResource(id: string, resource: TemplateResource, spec: Spec
   for (const k of Object.keys(resource)) if (!RESOURCE_KEYS.has(k)) out.push(`unknown resource attribute ${k}`)
   for (const k of ['DeletionPolicy', 'UpdateReplacePolicy'] as const) {
     const v = resource[k]
-    if (v !== undefined && typeof v === 'string' && !POLICIES.has(v)) out.push(`${k} ${JSON.stringify(v)} is not one of ${[...POLICIES].join(', ')}`)
+    const allowed: readonly string[] = POLICIES[k]
+    if (v !== undefined && (typeof v !== 'string' || !allowed.includes(v))) out.push(`${k} ${JSON.stringify(v)} is not one of ${allowed.join(', ')}`)
   }
   if (!/^[A-Za-z0-9]{1,255}$/.test(id)) out.push('logical ID must be 1 to 255 letters and digits')
   const props = resource.Properties ?? {}

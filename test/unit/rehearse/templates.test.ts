@@ -65,6 +65,7 @@ describe('template checks against the CloudFormation resource specification', ()
   it('resource attributes: unknown ones, deletion policies, logical IDs; custom resources need only a service token', () => {
     expect(check({ Type: 'AWS::SQS::Queue', Properties: {}, DeletePolicy: 'Retain' } as TemplateResource)).toEqual(['unknown resource attribute DeletePolicy'])
     expect(check({ Type: 'AWS::SQS::Queue', DeletionPolicy: 'Keep' })).toEqual(['DeletionPolicy "Keep" is not one of Delete, Retain, Snapshot, RetainExceptOnCreate'])
+    expect(check({ Type: 'AWS::SQS::Queue', DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'RetainExceptOnCreate' })).toEqual(['UpdateReplacePolicy "RetainExceptOnCreate" is not one of Delete, Retain, Snapshot'])
     expect(check({ Type: 'AWS::SQS::Queue' }, 'My-Queue')).toEqual(['logical ID must be 1 to 255 letters and digits'])
     expect(check({ Type: 'Custom::Anything', Properties: { ServiceToken: 'arn', Whatever: [1] } })).toEqual([])
     expect(check({ Type: 'Custom::Anything', Properties: {} })).toEqual(['ServiceToken: missing required property'])
