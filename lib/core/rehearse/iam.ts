@@ -6,8 +6,9 @@
  * `NotAction`), its resource part (`Resource`, or `NotResource`) and its
  * `Condition` all hold. Policy variables are replaced in `Resource` and in
  * condition values only under policy language version 2012-10-17.
- * (Service control, resource-based, session and boundary policies are not
- * part of this evaluation.)
+ * `evaluateAccess` adds a resource-based policy (a queue's, a bucket's, a
+ * function's permissions) for a caller in the same account. (Service
+ * control, session and boundary policies are not part of this evaluation.)
  */
 import { conditionHolds, unknownOperators, type ConditionBlock } from './iam-conditions'
 import { actionMatches, arnMatches, arnMatchesEscaped, substituteVariables, type RequestContext } from './iam-match'
@@ -125,4 +126,51 @@ export function documentProblems(doc: PolicyDocument): string[] {
     for (const op of unknownOperators(s.Condition)) out.push(`${at}: unknown condition operator ${op}`)
   })
   return out
+}
+
+/** Who makes a request: a role's ARN and account, or an AWS service (`apigateway.amazonaws.com`). */
+export interface Caller {
+  readonly arn?: string
+  readonly account?: string
+  readonly service?: string
+}
+
+/** Whether a statement's `Principal` names the caller: `*`, an ARN, an account (ID or `:root`), or a service. */
+export function principalMatches(principal: unknown, caller: Caller): boolean {
+  if (principal === '*') return true
+  if (principal === null || typeof principal !== 'object') return false
+  const p = principal as { AWS?: unknown; Service?: unknown }
+  const names = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+  const aws = names(p.AWS).some((a) => a === '*' || (caller.arn !== undefined && a === caller.arn) || (caller.account !== undefined && (a === caller.account || /^arn:[^:]+:iam::(\d{12}):root$/.exec(a)?.[1] === caller.account)))
+  const service = caller.service !== undefined && names(p.Service).includes(caller.service)
+  return aws || service
+}
+
+function resourceStatementApplies(s: Statement, caller: Caller, request: Request, version?: string): boolean {
+  if (s.Principal !== undefined && !principalMatches(s.Principal, caller)) return false
+  if (s.NotPrincipal !== undefined && principalMatches(s.NotPrincipal, caller)) return false
+  if (s.Principal === undefined && s.NotPrincipal === undefined) return false
+  return statementApplies(s, request, version)
+}
+
+/**
+ * A request within one account with both kinds of policy: an explicit deny
+ * in the caller's policies or in the resource's policy (for a principal it
+ * names) wins; otherwise an allow in either grants; otherwise implicit deny.
+ */
+export function evaluateAccess(identity: readonly NamedPolicy[], resource: readonly NamedPolicy[], caller: Caller, request: Request): Decision {
+  let allow: StatementRef | undefined
+  for (const p of resource) {
+    const statements = statementsOf(p.document)
+    for (let i = 0; i < statements.length; i++) {
+      const s = statements[i]!
+      if (!resourceStatementApplies(s, caller, request, p.document.Version)) continue
+      const ref: StatementRef = { policy: p.name, index: i, ...(s.Sid === undefined ? {} : { sid: s.Sid }) }
+      if (s.Effect === 'Deny') return { decision: 'explicit-deny', statement: ref }
+      if (s.Effect === 'Allow') allow ??= ref
+    }
+  }
+  const own = evaluate(identity, request)
+  if (own.decision !== 'implicit-deny') return own
+  return allow ? { decision: 'allowed', statement: allow } : own
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { evaluate, documentProblems, type NamedPolicy, type PolicyDocument, type Request } from '../../../lib/core/rehearse/iam'
+import { evaluate, evaluateAccess, documentProblems, principalMatches, type NamedPolicy, type PolicyDocument, type Request } from '../../../lib/core/rehearse/iam'
 import { actionMatches, arnMatches } from '../../../lib/core/rehearse/iam-match'
 import { conditionHolds, inCidr } from '../../../lib/core/rehearse/iam-conditions'
 
@@ -225,3 +225,36 @@ describe('IAM conditions', () => {
     expect(() => conditionHolds({ StringSorta: { a: 'b' } }, {})).toThrow(/unknown condition operator StringSorta/)
   })
 })
+
+describe('IAM evaluation with a resource-based policy (same account)', () => {
+  const role = { arn: 'arn:aws:iam::000000000000:role/worker', account: '000000000000' }
+  const queue = 'arn:aws:sqs:us-east-1:000000000000:jobs'
+  const send = policy('Send', { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queue })
+  // the shape of the queue policies CDK writes when a queue enforces TLS
+  const tlsOnly = policy('QueuePolicy', { Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Resource: queue, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })
+
+  it('a deny in the resource\'s policy wins over the caller\'s allow; when it does not apply, the caller\'s allow grants', () => {
+    expect(evaluateAccess([send], [tlsOnly], role, { action: 'sqs:SendMessage', resource: queue, context: { 'aws:SecureTransport': 'false' } })).toEqual({ decision: 'explicit-deny', statement: { policy: 'QueuePolicy', index: 0 } })
+    expect(evaluateAccess([send], [tlsOnly], role, { action: 'sqs:SendMessage', resource: queue, context: { 'aws:SecureTransport': 'true' } })).toEqual({ decision: 'allowed', statement: { policy: 'Send', index: 0 } })
+    expect(evaluateAccess([], [tlsOnly], role, { action: 'sqs:SendMessage', resource: queue, context: { 'aws:SecureTransport': 'true' } }).decision).toBe('implicit-deny')
+  })
+
+  it('an allow in the resource\'s policy for the caller is enough without one of its own; a principal it does not name gets nothing', () => {
+    const byRole = policy('QueueAllow', { Effect: 'Allow', Principal: { AWS: role.arn }, Action: 'sqs:SendMessage', Resource: queue })
+    expect(evaluateAccess([], [byRole], role, { action: 'sqs:SendMessage', resource: queue }).decision).toBe('allowed')
+    expect(evaluateAccess([], [byRole], { arn: 'arn:aws:iam::000000000000:role/other', account: '000000000000' }, { action: 'sqs:SendMessage', resource: queue }).decision).toBe('implicit-deny')
+    // a resource policy's statement without a principal applies to no one
+    const noPrincipal = policy('Odd', { Effect: 'Deny', Action: 'sqs:*', Resource: queue })
+    expect(evaluateAccess([send], [noPrincipal], role, { action: 'sqs:SendMessage', resource: queue }).decision).toBe('allowed')
+  })
+
+  it('principals: everyone, an ARN, an account by ID or root ARN, a service', () => {
+    expect(principalMatches('*', role)).toBe(true)
+    expect(principalMatches({ AWS: ['arn:aws:iam::000000000000:root'] }, role)).toBe(true)
+    expect(principalMatches({ AWS: '000000000000' }, role)).toBe(true)
+    expect(principalMatches({ AWS: 'arn:aws:iam::111111111111:root' }, role)).toBe(false)
+    expect(principalMatches({ Service: 'apigateway.amazonaws.com' }, { service: 'apigateway.amazonaws.com' })).toBe(true)
+    expect(principalMatches({ Service: 'lambda.amazonaws.com' }, { service: 'apigateway.amazonaws.com' })).toBe(false)
+  })
+})
+
