@@ -22,7 +22,7 @@ export interface Assembly {
 }
 
 interface Manifest {
-  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string } }>
+  readonly artifacts?: Record<string, { readonly type?: string; readonly environment?: string; readonly properties?: { readonly templateFile?: string; readonly stackName?: string; readonly directoryName?: string } }>
 }
 
 /** Total size of the files under `dir` (symbolic links not followed). */
@@ -36,8 +36,8 @@ export function directoryBytes(dir: string): number {
   return total
 }
 
-/** Reads a cloud assembly: its stacks (name, template, region) and the sizes of its asset directories. */
-export function readAssembly(dir: string): Assembly {
+/** The stacks of a cloud assembly's manifest, those of its nested assemblies (CDK stages) included. */
+function readStacks(dir: string, depth = 0): AssemblyStack[] {
   let manifest: Manifest
   try {
     manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest
@@ -46,6 +46,10 @@ export function readAssembly(dir: string): Assembly {
   }
   const stacks: AssemblyStack[] = []
   for (const [id, a] of Object.entries(manifest.artifacts ?? {})) {
+    if (a.type === 'cdk:cloud-assembly' && a.properties?.directoryName && depth < 5) {
+      stacks.push(...readStacks(join(dir, a.properties.directoryName), depth + 1))
+      continue
+    }
     if (a.type !== 'aws:cloudformation:stack' || !a.properties?.templateFile) continue
     const file = join(dir, a.properties.templateFile)
     const text = readFileSync(file, 'utf8')
@@ -57,6 +61,12 @@ export function readAssembly(dir: string): Assembly {
       ...(region && region !== 'unknown-region' ? { region } : {}),
     })
   }
+  return stacks
+}
+
+/** Reads a cloud assembly: its stacks (name, template, region) and the sizes of its asset directories. */
+export function readAssembly(dir: string): Assembly {
+  const stacks = readStacks(dir)
   const assetBytes: Record<string, number> = {}
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.isDirectory() && e.name.startsWith('asset.')) assetBytes[e.name] = directoryBytes(join(dir, e.name))
