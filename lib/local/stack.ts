@@ -98,6 +98,14 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
   if (keys.length > 0) log(`enrichments: ${keys.length} configuration file${keys.length === 1 ? '' : 's'} from ${dir}`)
 }
 
+async function endDeadRecoveryRunsAtStart(log: (line: string) => void): Promise<void> {
+  const { database } = await import('../aws/database')
+  const { endDeadRecoveryRuns } = await import('../aws/recover-runs')
+  for (const e of await endDeadRecoveryRuns(await database('search'))) {
+    log(`recovery run ${e.runId} was interrupted: ${e.reason}; ${e.released} bad row(s) it had not replayed are selectable again`)
+  }
+}
+
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   searchTimeoutMs({ ...process.env, ...opts.environment })
@@ -146,6 +154,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const aws = makeClients(endpoints)
     await provision(aws, names, log)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
+    // A recovery run the last stack (or a `floe recover`) left running when its process died: ended, its pending rows released.
+    if (endpoints.postgres) await endDeadRecoveryRunsAtStart(log)
 
     if (opts.triggers !== false) {
       const checkpoints: CheckpointStore = opts.dataDir

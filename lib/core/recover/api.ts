@@ -6,6 +6,7 @@
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json } from '../../http/types'
 import { Refusal } from '../search/query-tree'
+import type { Outcome } from './outcome'
 import type { RecoverReport } from './run'
 import { NO_STEPS, parseSteps, MAX_STEPS_BYTES, type RecoverySteps } from './steps'
 import { selectionProblem, type Selection } from './store'
@@ -15,6 +16,12 @@ export const RECOVER_PATH = '/control-plane/recover'
 export const MAX_RECOVER_BODY_BYTES = MAX_STEPS_BYTES + 16 * 1024
 /** Most bad rows one request of the API recovers (one function invocation); the CLI has no such limit. */
 export const API_ROW_LIMIT = 5_000
+/**
+ * How long after a request started its replay is followed in the store at
+ * most (the control plane function has 29 s): what is not settled by then
+ * is `stillPending`, and `GET /control-plane/recover/<run id>` tells the rest.
+ */
+export const API_FOLLOW_MS = 22_000
 
 export type Source = 'search' | 'archive'
 
@@ -31,7 +38,12 @@ export interface RecoverRequest {
   readonly limited?: boolean
 }
 
-export interface RecoverResult extends RecoverReport {
+/**
+ * A run's report; after a replay, with what became of its events in the
+ * store (`nowGood`, `failedAgain`, `stillPending`: see ./outcome.ts), absent
+ * when they were not followed (a dry run, nothing replayed, no time left).
+ */
+export interface RecoverResult extends RecoverReport, Partial<Outcome> {
   /** More rows matched than the limit took. */
   readonly more?: boolean
   /** Why enrich could not judge the events in-process (the counts of would-be-good events are then 0). */
@@ -59,9 +71,12 @@ export interface RecoverApiDeps {
 
 export interface RunStatus {
   readonly runId: string
-  /** `failed`: a share could not be replayed after every delivery (the reason in `failure`). */
-  readonly state: 'running' | 'done' | 'failed'
-  readonly failure?: { readonly share: number; readonly reason: string }
+  /**
+   * `failed`: the run stopped on an error, or a share could not be replayed after every delivery (the reason in
+   * `failure`); `interrupted`: its process died (the reason in `failure`); their pending rows were released.
+   */
+  readonly state: 'running' | 'done' | 'failed' | 'interrupted'
+  readonly failure?: { readonly share?: number; readonly reason: string; readonly released?: number }
   readonly startedAt: string
   readonly finishedAt?: string
   readonly dryRun: boolean
