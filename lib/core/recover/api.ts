@@ -98,12 +98,25 @@ function time(v: unknown, name: string): number | undefined {
   return t
 }
 
-class RequestProblem extends Error {}
+class RequestProblem extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message)
+  }
+}
+
+/** Why a steps document is too large (its JSON text over `MAX_STEPS_BYTES`), or undefined. */
+export function stepsTooLarge(steps: unknown): string | undefined {
+  const bytes = Buffer.byteLength(typeof steps === 'string' ? steps : JSON.stringify(steps) ?? '')
+  return bytes > MAX_STEPS_BYTES ? `the steps document is ${bytes} bytes: at most ${MAX_STEPS_BYTES} bytes (64 KiB) are taken` : undefined
+}
 
 const BODY_KEYS = new Set(['query', 'failureType', 'since', 'until', 'steps', 'dryRun', 'source', 'limit'])
 
 /** Reads a recovery request (the JSON body of the API, or the CLI's options in the same shape). */
-export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_INFINITY): { ok: true; value: RecoverRequest } | { ok: false; message: string; errors?: readonly string[] } {
+export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_INFINITY): { ok: true; value: RecoverRequest } | { ok: false; message: string; errors?: readonly string[]; status?: number } {
   try {
     if (!obj(body)) throw new RequestProblem('the body must be a JSON object: {"query"?, "failureType"?, "since"?, "until"?, "steps"?, "dryRun"?, "source"?, "limit"?}')
     for (const k of Object.keys(body)) if (!BODY_KEYS.has(k)) throw new RequestProblem(`unknown key '${k.slice(0, 50)}': the keys are ${[...BODY_KEYS].join(', ')}`)
@@ -124,13 +137,15 @@ export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_IN
     if (Number.isFinite(maxLimit)) limit = Math.min(limit ?? maxLimit, maxLimit)
     let steps = NO_STEPS
     if (body.steps !== undefined && body.steps !== null) {
+      const large = stepsTooLarge(body.steps)
+      if (large) throw new RequestProblem(large, 413)
       const s = parseSteps(body.steps)
       if (!s.ok) return { ok: false, message: 'the recovery steps do not validate against iglu:io.floe/recovery_steps/jsonschema/1-0-0', errors: s.errors }
       steps = s.value
     }
     return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit, stepsDocument: body.steps ?? undefined, limited: body.limit !== undefined } }
   } catch (err) {
-    if (err instanceof RequestProblem) return { ok: false, message: err.message }
+    if (err instanceof RequestProblem) return { ok: false, message: err.message, ...(err.status !== 400 ? { status: err.status } : {}) }
     throw err
   }
 }
@@ -168,7 +183,7 @@ export interface RecoverAnswer {
 export async function answerRecover(deps: RecoverApiDeps, body: unknown): Promise<RecoverAnswer> {
   const no = (status: number, message: string, extra: Record<string, unknown> = {}): RecoverAnswer => ({ status, body: { message, ...extra } })
   const parsed = parseRecoverRequest(body, API_ROW_LIMIT)
-  if (!parsed.ok) return no(400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
+  if (!parsed.ok) return no(parsed.status ?? 400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
   let result: RecoverResult
   try {
     // A replay of a whole selection too large for one request: the worker runs it in shares.
