@@ -7,6 +7,7 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { API_ROW_LIMIT, RecoveryUnavailable, type QueuedRun, type RecoverRequest, type RunStatus } from '../core/recover/api'
+import { storedOutcome } from '../core/recover/outcome'
 import { emptyReport } from '../core/recover/run'
 import { recordRunFailure, recordRunStart, recordShare, runRecord, type RunRecord } from '../core/recover/runs'
 import { countSelection, releasePending } from '../core/recover/store'
@@ -54,7 +55,10 @@ export async function recoveryStatus(runId: string): Promise<RunStatus | undefin
   await endDeadRecoveryRuns(db)
   const r = await runRecord(db, runId)
   if (!r) return undefined
-  return runStatus(r)
+  if (r.dryRun) return runStatus(r)
+  // nowGood, failedAgain, stillPending: read from the store now, by the event ids the run's replayed claims keep
+  const { followedMs: _, ...outcome } = await storedOutcome(db, runId, Date.parse(r.startedAt))
+  return { ...runStatus(r), outcome }
 }
 
 /** A run's status from its record: a run that failed or was interrupted says so, with the reason. */

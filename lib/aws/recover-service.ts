@@ -145,7 +145,7 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
           }
         },
         claim: (ids) => claimRows(db, runId, ids),
-        finish: (ids) => finishRows(db, runId, ids),
+        finish: (rows) => finishRows(db, runId, rows),
         release: (ids) => releaseRows(db, runId, ids),
         writeRaw: (payloads) => kinesis.write(streamName('raw'), payloads.map((data) => ({ partitionKey: randomUUID(), data }))),
         writeBad: (lines) => kinesis.write(streamName('bad'), lines.map((l) => ({ partitionKey: randomUUID(), data: Buffer.from(l, 'utf8') }))),

@@ -116,6 +116,12 @@ export const recoverCommand: Command = {
   async run(args) {
     const { target, rest } = takeTargetOptions(args, USAGE)
     const opts = parseRecoverArgs(rest)
+    const { recoverWaitMs } = await import('../core/recover/outcome')
+    try {
+      recoverWaitMs()
+    } catch (err) {
+      throw new UsageError((err as Error).message)
+    }
     const parsed = parseRecoverRequest(opts.body)
     if (!parsed.ok) throw new UsageError(`${parsed.message}${parsed.errors ? `:\n  ${parsed.errors.join('\n  ')}` : ''}`)
     if (target.stack !== undefined) return onStack(await stackTarget({ ...target, stack: target.stack }), opts)
@@ -179,7 +185,8 @@ async function onStack(target: Target, opts: Options): Promise<number> {
     return 1
   }
   // a queued run's record holds its totals; a run of one request answers its report
-  const result = (a.body.state === 'done' ? { ...(a.body.report as object), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult
+  // (with what became of its events, read from the store when it ended)
+  const result = (a.body.state === 'done' ? { ...(a.body.report as object), ...((a.body.outcome as object | undefined) ?? {}), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult
   if (a.status !== 200 && a.status !== 404) throw new Error(`${target.description}: the recovery worker answered ${a.status}: ${String(a.body.message)}`)
   process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : summary(result))
   if (result.selected === 0) {

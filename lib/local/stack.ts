@@ -11,6 +11,7 @@ import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type ResourceNames } from '../infra/resources'
 import { schemaForPrefix } from '../core/search/store'
 import { retentionDays, searchTimeoutMs } from '../core/search/settings'
+import { recoverWaitMs } from '../core/recover/outcome'
 import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
@@ -109,6 +110,7 @@ async function endDeadRecoveryRunsAtStart(log: (line: string) => void): Promise<
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   searchTimeoutMs({ ...process.env, ...opts.environment })
+  recoverWaitMs({ ...process.env, ...opts.environment })
   schemaCacheSeconds({ ...process.env, ...opts.environment })
   eventSpecDefaultOn({ ...process.env, ...opts.environment })
   const tls = httpsFromEnvironment({ ...process.env, ...opts.environment })

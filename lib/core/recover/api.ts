@@ -83,6 +83,8 @@ export interface RunStatus {
   readonly selection: unknown
   /** The counts so far (a run in shares: after each share, with `shares`). */
   readonly report?: unknown
+  /** What became of the replayed events, read from the search store when the status is asked (not for a dry run). */
+  readonly outcome?: Omit<Outcome, 'followedMs'>
 }
 
 /** A run id as `recover` makes them. */

@@ -7,6 +7,7 @@
 import { tablesOf, type SearchDb } from '../search/store'
 import { eventIdsOf, readBadRow, RECOVERY_HEADER } from './events'
 import { MAX_REASONS, reasonOf } from './run'
+import { replayedEventIds } from './store'
 
 /** `FLOE_RECOVER_WAIT_SECONDS`: how long a replay follows its events in the store (default 60; 0: not followed). */
 export const WAIT_ENV = 'FLOE_RECOVER_WAIT_SECONDS'
@@ -125,4 +126,15 @@ export function storeOutcomePorts(db: SearchDb, clock: { now(): number; sleep(ms
     now: clock.now,
     sleep: clock.sleep,
   }
+}
+
+/**
+ * A run's outcome as the store holds it now (for its status): the event ids
+ * its replayed claims keep, each looked up once.
+ */
+export async function storedOutcome(db: SearchDb, runId: string, since: number, now: () => number = Date.now): Promise<Outcome> {
+  const { ids, untracked } = await replayedEventIds(db, runId)
+  const at = now()
+  const o = await lookOnce(storeOutcomePorts(db, { now, sleep: async () => undefined }), runId, ids, since, untracked, at)
+  return { ...o, followedMs: 0 }
 }

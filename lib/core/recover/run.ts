@@ -41,8 +41,8 @@ export interface RecoverPorts {
   enrich(payloads: readonly Uint8Array[]): Promise<readonly Verdict[]>
   /** Claims bad rows for the run, pending; answers the ids it got (another run holds the rest). */
   claim(ids: readonly string[]): Promise<ReadonlySet<string>>
-  /** After their payloads were written: the claims are replayed and the bad rows marked recovered. */
-  finish(ids: readonly string[]): Promise<void>
+  /** After their payloads were written: the claims are replayed (with the event ids of each payload) and the bad rows marked recovered. */
+  finish(rows: readonly { readonly id: string; readonly eventIds: readonly string[] | null }[]): Promise<void>
   /** Gives pending claims back (their replay could not be written). */
   release(ids: readonly string[]): Promise<void>
   writeRaw(payloads: readonly Uint8Array[]): Promise<void>
@@ -169,7 +169,7 @@ export async function recover(ports: RecoverPorts, o: RecoverOptions): Promise<R
       if (!o.dryRun && taken.length > 0) {
         if (mine.length > 0) await ports.writeRaw(mine.map((r) => r.payload))
         if (mineBroken.length > 0) await ports.writeBad(mineBroken.map((b) => b.row))
-        await ports.finish(taken)
+        await ports.finish([...mine.map((r) => ({ id: r.id, eventIds: r.eventIds })), ...mineBroken.map((b) => ({ id: b.id, eventIds: null }))])
         report.replayed += mine.length
         o.replayed?.(mine.map((r) => r.eventIds))
       }

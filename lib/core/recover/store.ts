@@ -106,26 +106,40 @@ export async function claimRows(db: SearchDb, runId: string, ids: readonly strin
 }
 
 /**
- * After a run's payloads for `ids` were written: their claims become
- * `replayed` and their bad rows are marked recovered (one transaction).
- * Throws `RunEnded` when some claim is no longer the run's (another process
- * released it: those rows are selectable again, and a later run replays them
- * once more, which the store keeps once by event id).
+ * After a run's payloads for `rows` were written: their claims become
+ * `replayed` (keeping the event ids of each payload; null for a row the
+ * steps broke, which has none) and their bad rows are
+ * marked recovered (one transaction). Throws `RunEnded` when some claim is
+ * no longer the run's (another process released it: those rows are
+ * selectable again, and a later run replays them once more, which the store
+ * keeps once by event id).
  */
-export async function finishRows(db: SearchDb, runId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return
+export async function finishRows(db: SearchDb, runId: string, rows: readonly { readonly id: string; readonly eventIds: readonly string[] | null }[]): Promise<void> {
+  if (rows.length === 0) return
   const t = tablesOf(db)
   const lost = await db.sql.transaction(async (tx) => {
+    const values = rows.map((_, i) => `($${2 * i + 2}, $${2 * i + 3}::jsonb)`).join(', ')
     const r = await tx.query<{ id: string }>(
-      `UPDATE ${t.recoveryClaims} SET state = '${REPLAYED}' WHERE run_id = $1 AND state = '${PENDING}' AND id IN (${placeholders(2, ids.length)}) RETURNING id`,
-      [runId, ...ids],
+      `UPDATE ${t.recoveryClaims} c SET state = '${REPLAYED}', event_ids = v.event_ids FROM (VALUES ${values}) AS v (id, event_ids)
+       WHERE c.id = v.id AND c.run_id = $1 AND c.state = '${PENDING}' RETURNING c.id`,
+      [runId, ...rows.flatMap((x) => [x.id, x.eventIds === null ? null : JSON.stringify(x.eventIds)])],
     )
     const done = r.rows.map((x) => x.id)
     if (done.length > 0) await tx.query(`UPDATE ${t.bad} SET recovered = now(), recovery_run = $1 WHERE recovered IS NULL AND id IN (${placeholders(2, done.length)})`, [runId, ...done])
     await tx.query(`UPDATE ${t.recoveryRuns} SET heartbeat = now() WHERE id = $1`, [runId])
-    return ids.length - done.length
+    return rows.length - done.length
   })
   if (lost > 0) throw new RunEnded(`recovery run ${runId} lost ${lost} claim(s) to another process (it was ended as interrupted): those rows are selectable again`)
+}
+
+/** The event ids of a run's replayed rows (what its outcome is read by); `untracked`: replayed payloads without one. */
+export async function replayedEventIds(db: SearchDb, runId: string): Promise<{ ids: string[]; untracked: number }> {
+  const t = tablesOf(db)
+  const r = await db.sql.query<{ e: string | null }>(
+    `SELECT e FROM ${t.recoveryClaims} c LEFT JOIN LATERAL jsonb_array_elements_text(c.event_ids) e ON true WHERE c.run_id = $1 AND c.state = '${REPLAYED}' AND c.event_ids IS NOT NULL`,
+    [runId],
+  )
+  return { ids: r.rows.flatMap((x) => (x.e === null ? [] : [x.e])), untracked: r.rows.filter((x) => x.e === null).length }
 }
 
 /** Gives back pending claims of a run (their replay was not written): the rows are selectable again. */

@@ -7,7 +7,8 @@
  * killed process runs afterwards, not even its error handling).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { eventIdsOf, readBadRow } from '../../../lib/core/recover/events'
+import { eventIdsOf, readBadRow, RECOVERY_HEADER } from '../../../lib/core/recover/events'
+import { storedOutcome } from '../../../lib/core/recover/outcome'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { recover, type RecoverPorts } from '../../../lib/core/recover/run'
 import { endDeadRuns, recordRunEnd, recordRunStart, runRecord, unfinishedRuns } from '../../../lib/core/recover/runs'
@@ -68,10 +69,10 @@ async function run(db: SearchDb, runId: string, owner: string, raw: string[], ki
       die('claim')
       return got
     },
-    async finish(ids) {
+    async finish(rows) {
       die('write') // the payloads are on the stream; the process dies before marking
       die('finish') // (the marking is one transaction: killed in it, it is rolled back)
-      await finishRows(db, runId, ids)
+      await finishRows(db, runId, rows)
       die('after-finish')
       page++
     },
@@ -148,9 +149,31 @@ describe('a replay killed at any instant', () => {
     const ids = (await db.sql.query<{ id: string }>(`SELECT id FROM ${tablesOf(db).bad} ORDER BY id LIMIT 5`)).rows.map((r) => r.id)
     expect((await claimRows(db, runId, ids)).size).toBe(5)
     await endDeadRuns(db, { now: NOW, ownerGone: () => true })
-    await expect(finishRows(db, runId, ids)).rejects.toThrow(RunEnded)
+    await expect(finishRows(db, runId, ids.map((id) => ({ id, eventIds: [] })))).rejects.toThrow(RunEnded)
     await expect(claimRows(db, runId, ids)).rejects.toThrow(RunEnded)
     expect(await countSelection(db, {}, NOW)).toBe(ROWS)
+  })
+
+  it("a run's outcome is read from the store by the event ids its claims keep, not from the preview", async () => {
+    const { db, eids } = await load('outcome')
+    const runId = 'recover-20261128T120000-0000000e'
+    const report = await run(db, runId, ALIVE, [])
+    // the preview said every event would be good
+    expect(report).toMatchObject({ replayed: ROWS, wouldBeGood: ROWS })
+    // enrich made 400 good events, 100 bad rows again (carrying the run), and 100 are still on their way
+    const t = tablesOf(db)
+    for (const e of eids.slice(0, 400)) await db.sql.query(`INSERT INTO ${t.good} (id, collector_tstamp, doc, line) VALUES ($1, now(), '{}'::jsonb, '')`, [e])
+    const again = eids.slice(400, 500).map((e) => {
+      const d = badDocument(schemaViolation(e, NOW + 60_000, 'crash', ['Host: localhost', `${RECOVERY_HEADER}: ${runId}`]), NOW)
+      if (!d.ok) throw new Error(d.error)
+      return d.value
+    })
+    await upsertBad(db, again)
+    const o = await storedOutcome(db, runId, NOW, () => NOW)
+    expect(o).toMatchObject({ nowGood: 400, failedAgain: 100, stillPending: 100, untracked: 0 })
+    expect(o.failedAgainReasons).toEqual([{ count: 100, reason: expect.stringContaining('iglu:com.acme/click/jsonschema/1-0-0') }])
+    // a run that replayed nothing of these has none of them
+    expect(await storedOutcome(db, 'recover-20261128T120000-0000000f', NOW, () => NOW)).toMatchObject({ nowGood: 0, failedAgain: 0, stillPending: 0 })
   })
 
   it('the events of the bad rows are the ones replayed', () => {

@@ -103,7 +103,8 @@ describe('the report of a replay', () => {
     expect(ids).toHaveLength(5)
     // the record of the run keeps the outcome
     const status = await fetch(`${stack.current.url}/control-plane/recover/${report.runId}`, { headers: withAuth() })
-    expect(await status.json()).toMatchObject({ state: 'done', report: { replayed: 5, nowGood: 3, failedAgain: 2 } })
+    // …and the status reads it from the store again, by the event ids the run's claims keep
+    expect(await status.json()).toMatchObject({ state: 'done', report: { replayed: 5, nowGood: 3, failedAgain: 2 }, outcome: { nowGood: 3, failedAgain: 2, stillPending: 0, untracked: 0 } })
   }, 300_000)
 
   it('the summary line says what the store says: "now good" only for events stored as good, "failed again" with the reason', async () => {
