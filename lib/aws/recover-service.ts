@@ -155,7 +155,7 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
     )
   } catch (err) {
     // the run ends here, failed with the reason; its pending claims go back
-    if (record) await recordRunFailure(db, runId, 0, (err as Error).message).catch(() => undefined)
+    if (record) await recordRunFailure(db, runId, undefined, (err as Error).message).catch(() => undefined)
     throw err
   }
   if (record) await recordRunEnd(db, runId, Date.now(), report)

@@ -102,8 +102,13 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 async function endDeadRecoveryRunsAtStart(log: (line: string) => void): Promise<void> {
   const { database } = await import('../aws/database')
   const { endDeadRecoveryRuns } = await import('../aws/recover-runs')
-  for (const e of await endDeadRecoveryRuns(await database('search'))) {
-    log(`recovery run ${e.runId} was interrupted: ${e.reason}; ${e.released} bad row(s) it had not replayed are selectable again`)
+  try {
+    for (const e of await endDeadRecoveryRuns(await database('search'))) {
+      log(`recovery run ${e.runId} was interrupted: ${e.reason}; ${e.released} bad row(s) it had not replayed are selectable again`)
+    }
+  } catch (err) {
+    // the next recovery run, or the run's status, does it instead
+    log(`could not look for interrupted recovery runs: ${(err as Error).message}`)
   }
 }
 

@@ -51,11 +51,11 @@ async function endWith(db: SearchDb, runId: string, at: number, key: 'failed' | 
 
 /**
  * Ends a run that cannot go on, with the reason kept in its report
- * (`failed: {share, reason, released}`) and its pending claims released;
+ * (`failed: {share?, reason, released}`: the share of a queued run) and its pending claims released;
  * nothing when it is finished already.
  */
-export async function recordRunFailure(db: SearchDb, runId: string, share: number, reason: string, at = Date.now()): Promise<boolean> {
-  return (await endWith(db, runId, at, 'failed', { share, reason })).ended
+export async function recordRunFailure(db: SearchDb, runId: string, share: number | undefined, reason: string, at = Date.now()): Promise<boolean> {
+  return (await endWith(db, runId, at, 'failed', { ...(share !== undefined ? { share } : {}), reason })).ended
 }
 
 /** Ends a run whose process died as `interrupted: {reason, released}`, releasing its pending claims. */

@@ -11,7 +11,7 @@ import { eventIdsOf, readBadRow, RECOVERY_HEADER } from '../../../lib/core/recov
 import { storedOutcome } from '../../../lib/core/recover/outcome'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { recover, type RecoverPorts } from '../../../lib/core/recover/run'
-import { endDeadRuns, recordRunEnd, recordRunStart, runRecord, unfinishedRuns } from '../../../lib/core/recover/runs'
+import { endDeadRuns, recordRunEnd, recordRunFailure, recordRunStart, runRecord, unfinishedRuns } from '../../../lib/core/recover/runs'
 import { claimRows, finishRows, releaseRows, selectPages, countSelection, RunEnded } from '../../../lib/core/recover/store'
 import { NO_STEPS } from '../../../lib/core/recover/steps'
 import { badDocument } from '../../../lib/core/search/documents'
@@ -52,7 +52,7 @@ async function load(schema: string): Promise<{ db: SearchDb; eids: string[] }> {
 }
 
 /** A run on the store writing to `raw`; killed at `kill.step` of page `kill.page` when given. */
-async function run(db: SearchDb, runId: string, owner: string, raw: string[], kill?: { step: Step; page: number }) {
+async function run(db: SearchDb, runId: string, owner: string, raw: string[], kill?: { step: Step; page: number }, failWriteAt?: number) {
   await recordRunStart(db, runId, NOW, false, { failureType: 'schema_violations' }, owner)
   let page = 0
   let dead = false
@@ -82,6 +82,7 @@ async function run(db: SearchDb, runId: string, owner: string, raw: string[], ki
     },
     async writeRaw(payloads) {
       if (dead) throw new Killed('dead')
+      if (failWriteAt === page) throw new Error('the raw stream is unavailable')
       for (const p of payloads) {
         const cp = decodeCollectorPayload(p)
         if (!cp.ok) throw new Error(cp.error)
@@ -152,6 +153,16 @@ describe('a replay killed at any instant', () => {
     await expect(finishRows(db, runId, ids.map((id) => ({ id, eventIds: [] })))).rejects.toThrow(RunEnded)
     await expect(claimRows(db, runId, ids)).rejects.toThrow(RunEnded)
     expect(await countSelection(db, {}, NOW)).toBe(ROWS)
+  })
+
+  it('a write that fails ends the run failed with the reason; the page it could not write is given back at once', async () => {
+    const { db } = await load('crash_write_fails')
+    const runId = 'recover-20261128T120000-00000010'
+    await expect(run(db, runId, ALIVE, [], undefined, 1)).rejects.toThrow('raw stream is unavailable')
+    expect(await claimsByState(db)).toEqual({ replayed: PAGE })
+    await recordRunFailure(db, runId, undefined, 'the raw stream is unavailable')
+    expect((await runRecord(db, runId))!.report).toEqual({ failed: { reason: 'the raw stream is unavailable', released: 0 } })
+    expect(await countSelection(db, { failureType: 'schema_violations' }, NOW)).toBe(ROWS - PAGE)
   })
 
   it("a run's outcome is read from the store by the event ids its claims keep, not from the preview", async () => {
