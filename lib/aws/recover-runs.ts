@@ -34,3 +34,19 @@ export async function endDeadRecoveryRuns(db: SearchDb, now = Date.now()): Promi
   return endDeadRuns(db, { now, ...(isLocal() ? { ownerGone } : {}) })
 }
 
+
+/** `FLOE_RECOVER_FAULT=<step>:<page>`: a fault-injection point for tests of a kill mid-run (never set otherwise). */
+export const FAULT_ENV = 'FLOE_RECOVER_FAULT'
+export type FaultStep = 'claimed' | 'written' | 'marked'
+
+/**
+ * The process kills itself (SIGKILL: nothing after it runs) at `step` of page
+ * `page` (from 0) when `FLOE_RECOVER_FAULT` names them; otherwise nothing.
+ */
+export function faultPoint(env: Readonly<Record<string, string | undefined>> = process.env): (step: FaultStep, page: number) => void {
+  const m = /^(claimed|written|marked):(\d+)$/.exec(env[FAULT_ENV] ?? '')
+  if (!m) return () => undefined
+  return (step, page) => {
+    if (step === m[1] && page === Number(m[2])) process.kill(process.pid, 'SIGKILL')
+  }
+}

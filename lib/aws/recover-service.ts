@@ -23,7 +23,7 @@ import { database } from './database'
 import { restartable } from '../runtime/restarts'
 import { bucketName, streamName, tableName } from '../runtime/resources'
 import { clients } from './clients'
-import { endDeadRecoveryRuns, thisOwner } from './recover-runs'
+import { endDeadRecoveryRuns, faultPoint, thisOwner } from './recover-runs'
 import { createRuntime, loadEnrichments, type EnrichKinesisRuntime } from './enrich-kinesis'
 import { KinesisWriter } from './kinesis-writer'
 import { recordedLicence } from './licence'
@@ -129,6 +129,8 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
   if (!req.dryRun) for (const e of await endDeadRecoveryRuns(db, startedAt)) opts.ended?.(e)
   if (record) await recordRunStart(db, runId, startedAt, req.dryRun, { ...req.selection, source: req.source, steps: req.steps.name }, thisOwner())
   const replayed: (readonly string[])[] = []
+  const fault = faultPoint()
+  let page = 0
   let report: RecoverReport
   try {
     report = await recover(
@@ -144,10 +146,20 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
             return payloads.map(() => ({ good: 0, bad: [] }))
           }
         },
-        claim: (ids) => claimRows(db, runId, ids),
-        finish: (rows) => finishRows(db, runId, rows),
+        async claim(ids) {
+          const got = await claimRows(db, runId, ids)
+          fault('claimed', page)
+          return got
+        },
+        async finish(rows) {
+          await finishRows(db, runId, rows)
+          fault('marked', page++)
+        },
         release: (ids) => releaseRows(db, runId, ids),
-        writeRaw: (payloads) => kinesis.write(streamName('raw'), payloads.map((data) => ({ partitionKey: randomUUID(), data }))),
+        async writeRaw(payloads) {
+          await kinesis.write(streamName('raw'), payloads.map((data) => ({ partitionKey: randomUUID(), data })))
+          fault('written', page)
+        },
         writeBad: (lines) => kinesis.write(streamName('bad'), lines.map((l) => ({ partitionKey: randomUUID(), data: Buffer.from(l, 'utf8') }))),
         now: Date.now,
       },

@@ -1,13 +1,16 @@
 /**
  * A replay killed with kill -9 mid-way: `floe start` (a separate process,
  * started without ACCEPT_LIMITED_USE_LICENSE: the licence is accepted on the
- * control plane) holds 2,000 schema-violation bad rows; a replay through
- * `POST /control-plane/recover` is killed with the stack when the run has
- * claimed part of them; the stack restarts on the same data and ends the
- * dead run as interrupted, releasing what it had not replayed; a second
- * run (`floe recover`, a shell's environment) replays the rest. Every
- * event is then good exactly once, counted by event id: 0 lost, 0
- * duplicates, no run left running.
+ * control plane) holds 2,000 schema-violation bad rows. A replay through
+ * `POST /control-plane/recover` kills the stack after writing its third
+ * page and before marking it (the fault-injection point
+ * FLOE_RECOVER_FAULT=written:2); the stack restarts on the same data and
+ * ends the dead run as interrupted, releasing what it had not marked. A
+ * second replay is killed with kill -9 from here, at a time (once it has
+ * claimed 600 more rows); the stack restarts again, and a third run
+ * (`floe recover`, a shell's environment) replays the rest. Every event is
+ * then good exactly once, counted by event id: 0 lost, 0 duplicates, no run
+ * left running.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -43,8 +46,8 @@ afterAll(async () => {
 // The licence is not in the environment: it is accepted on the control plane.
 const ENV = { FLOE_DATA_DIR: dir, PORT: '0', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', FLOE_RESOLVER_CACHE_TTL: '1', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password, ACCEPT_LIMITED_USE_LICENSE: '' }
 
-async function start(): Promise<{ proc: Running; ep: EndpointsFile; db: SearchDb }> {
-  const proc = floe(['start'], ENV)
+async function start(extra: Record<string, string> = {}): Promise<{ proc: Running; ep: EndpointsFile; db: SearchDb }> {
+  const proc = floe(['start'], { ...ENV, ...extra })
   running.push(proc)
   await proc.waitFor('Floe is up', 180_000)
   const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile & { postgres: string }
@@ -62,7 +65,7 @@ async function count(db: SearchDb, sql: string, params: unknown[] = []): Promise
 
 describe('a replay killed with kill -9', () => {
   it('leaves every selected row replayed or selectable again; after a restart and a second run each event is good exactly once', async () => {
-    const first = await start()
+    const first = await start({ FLOE_RECOVER_FAULT: 'written:2' })
     const t = tablesOf(first.db)
     const url = first.ep.http
     const licence = await fetch(`${url}/control-plane/license`, { method: 'POST', headers: auth(url, { 'content-type': 'application/x-www-form-urlencoded' }), body: 'accept=yes' })
@@ -88,34 +91,54 @@ describe('a replay killed with kill -9', () => {
     expect(put.status).toBe(201)
     await new Promise((r) => setTimeout(r, 1200)) // enrich's cached miss expires (FLOE_RESOLVER_CACHE_TTL=1)
 
-    // the replay, killed with the stack once it has claimed part of the rows
-    const replay = fetch(`${url}/control-plane/recover`, { method: 'POST', headers: auth(url, { 'content-type': 'application/json' }), body: JSON.stringify({ query: AID }) }).catch((err: Error) => err)
-    const claims = `SELECT count(*)::int AS n FROM ${t.recoveryClaims}`
-    await eventually(async () => ((await count(first.db, claims)) >= 600 ? true : undefined), 'the run to claim 600 rows', 120_000)
-    first.proc.child.kill('SIGKILL')
-    await first.proc.exited
-    const answer = await replay
-    expect(answer).toBeInstanceOf(Error) // no answer: the stack was killed before the run ended
+    const recover = (at: string) => fetch(`${at}/control-plane/recover`, { method: 'POST', headers: auth(at, { 'content-type': 'application/json' }), body: JSON.stringify({ query: AID }) }).catch((err: Error) => err)
+    const claimed = (db: SearchDb) => count(db, `SELECT count(*)::int AS n FROM ${t.recoveryClaims}`)
+    const replayedClaims = (db: SearchDb) => count(db, `SELECT count(*)::int AS n FROM ${t.recoveryClaims} WHERE state = 'replayed'`)
+    const payloadsOf = async (ep: EndpointsFile, runId: string) => (await readPayloads(makeClients(ep).kinesis, 'floe-raw')).filter((p) => p.headers?.includes(`${RECOVERY_HEADER}: ${runId}`)).length
+    const runIds = async (db: SearchDb) => (await db.sql.query<{ id: string }>(`SELECT id FROM ${t.recoveryRuns} ORDER BY started_at`)).rows.map((x) => x.id)
 
+    // (1) killed by the fault point after writing page 2 (rows 400 to 599), before marking it
+    expect(await recover(url)).toBeInstanceOf(Error)
+    expect(await first.proc.exited).toBe('SIGKILL')
     const second = await start()
-    const t2 = tablesOf(second.db)
-    const runs = (await second.db.sql.query<{ id: string }>(`SELECT id FROM ${t2.recoveryRuns}`)).rows
-    expect(runs).toHaveLength(1)
-    const deadRun = runs[0]!.id
-    const { kinesis } = makeClients(second.ep)
-    const onRaw = (await readPayloads(kinesis, 'floe-raw')).filter((p) => p.headers?.includes(`${RECOVERY_HEADER}: ${deadRun}`)).length
-    const marked = await count(second.db, `SELECT count(*)::int AS n FROM ${t2.bad} WHERE recovery_run = $1`, [deadRun])
+    const [runA] = await runIds(second.db)
+    expect(second.proc.output()).toContain(`recovery run ${runA} was interrupted`)
+    expect(await payloadsOf(second.ep, runA!)).toBe(600)
+    expect(await replayedClaims(second.db)).toBe(400)
+    expect(await count(second.db, badOfApp, [AID])).toBe(EVENTS - 400)
+    const statusA = (await (await fetch(`${second.ep.http}/control-plane/recover/${runA}`, { headers: { authorization: basicAuth() } })).json()) as { state: string; failure: { released: number } }
+    expect(statusA).toMatchObject({ state: 'interrupted', failure: { released: 200 } })
 
-    // the second run: floe recover from a shell (no licence in its environment)
+    // (2) killed with kill -9 from here once the second run has claimed 600 rows
+    const replay = recover(second.ep.http)
+    await eventually(async () => ((await claimed(second.db)) >= 400 + 600 ? true : undefined), 'the second run to claim 600 rows', 120_000)
+    second.proc.child.kill('SIGKILL')
+    await second.proc.exited
+    expect(await replay).toBeInstanceOf(Error) // no answer: the stack was killed before the run ended
+
+    const third = await start()
+    const t2 = tablesOf(third.db)
+    const [, runB] = await runIds(third.db)
+    expect(third.proc.output()).toContain(`recovery run ${runB} was interrupted`)
+    const marked = await replayedClaims(third.db)
+    const onRawB = await payloadsOf(third.ep, runB!)
+    // every selected row is replayed (marked) or selectable again, and nothing is pending
+    expect(await count(third.db, `SELECT count(*)::int AS n FROM ${t2.recoveryClaims} WHERE state = 'pending'`)).toBe(0)
+    expect(marked + (await count(third.db, badOfApp, [AID]))).toBe(EVENTS)
+    const statusB = (await (await fetch(`${third.ep.http}/control-plane/recover/${runB}`, { headers: { authorization: basicAuth() } })).json()) as { state: string; failure: { released: number } }
+    expect(statusB.state).toBe('interrupted')
+    console.log(`kill -9 mid-replay: run 1 (fault point after writing page 2): 400 rows marked, 600 payloads on raw, 200 released; run 2 (timed kill): ${marked - 400} rows marked, ${onRawB} payloads on raw, ${statusB.failure.released} released`)
+
+    // (3) the third run: floe recover from a shell (no licence in its environment)
     const own: Record<string, string> = {}
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('AWS_') && !k.startsWith('FLOE_') && k !== 'ACCEPT_LIMITED_USE_LICENSE') own[k] = v
     const run = await runFloe(['recover', '--query', AID, '--json'], { ...own, FLOE_DATA_DIR: dir, FLOE_RECOVER_WAIT_SECONDS: '240' }, { replaceEnvironment: true })
     expect(run.code, run.stderr).toBe(0)
     const report = JSON.parse(run.stdout) as Record<string, number>
-    console.log(`kill -9 mid-replay: ${marked} rows marked by the killed run, ${onRaw} of its payloads on raw; the second run replayed ${report.replayed}`)
+    expect(report).toMatchObject({ selected: EVENTS - marked, replayed: EVENTS - marked, nowGood: EVENTS - marked, failedAgain: 0, stillPending: 0 })
 
     // every event good exactly once by event id: 0 lost, 0 duplicates
-    const goodIds = async () => (await second.db.sql.query<{ id: string }>(`SELECT id FROM ${t2.good} WHERE app_id = $1`, [AID])).rows.map((x) => x.id)
+    const goodIds = async () => (await third.db.sql.query<{ id: string }>(`SELECT id FROM ${t2.good} WHERE app_id = $1`, [AID])).rows.map((x) => x.id)
     let good: string[] = []
     for (const deadline = Date.now() + 180_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
       good = await goodIds()
@@ -125,20 +148,12 @@ describe('a replay killed with kill -9', () => {
     expect(lost.length, `${lost.length} events lost (neither good nor selectable)`).toBe(0)
     expect(good.length).toBe(EVENTS)
     expect(new Set(good).size).toBe(EVENTS)
-    expect(await count(second.db, badOfApp, [AID])).toBe(0)
+    expect(await count(third.db, badOfApp, [AID])).toBe(0)
 
-    // the start ended the dead run as interrupted and said so; nothing is left pending or running
-    expect(second.proc.output()).toContain(`recovery run ${deadRun} was interrupted`)
-    const status = await fetch(`${second.ep.http}/control-plane/recover/${deadRun}`, { headers: { authorization: basicAuth() } })
-    const s = (await status.json()) as { state: string; failure: { reason: string; released: number } }
-    expect(s.state).toBe('interrupted')
-    // the rows the killed run had written but not marked were selectable again, and replayed once more
-    expect(onRaw).toBeGreaterThanOrEqual(marked)
-    expect(report).toMatchObject({ selected: EVENTS - marked, replayed: EVENTS - marked, nowGood: EVENTS - marked, failedAgain: 0, stillPending: 0 })
-    console.log(`the killed run: ${s.failure.released} pending claims released`)
-    expect(await count(second.db, `SELECT count(*)::int AS n FROM ${t2.recoveryRuns} WHERE finished_at IS NULL`)).toBe(0)
-    expect(await count(second.db, `SELECT count(*)::int AS n FROM ${t2.recoveryClaims} WHERE state = 'replayed'`)).toBe(EVENTS)
-    second.proc.child.kill('SIGTERM')
-    expect(await second.proc.exited).toBe(0)
+    // nothing left running
+    expect(await count(third.db, `SELECT count(*)::int AS n FROM ${t2.recoveryRuns} WHERE finished_at IS NULL`)).toBe(0)
+    expect(await count(third.db, `SELECT count(*)::int AS n FROM ${t2.recoveryClaims} WHERE state = 'replayed'`)).toBe(EVENTS)
+    third.proc.child.kill('SIGTERM')
+    expect(await third.proc.exited).toBe(0)
   }, 900_000)
 })
