@@ -12,7 +12,7 @@ import { storedOutcome } from '../../../lib/core/recover/outcome'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { recover, type RecoverPorts } from '../../../lib/core/recover/run'
 import { endDeadRuns, recordRunEnd, recordRunFailure, recordRunStart, runRecord, unfinishedRuns } from '../../../lib/core/recover/runs'
-import { claimRows, finishRows, releaseRows, selectPages, countSelection, RunEnded } from '../../../lib/core/recover/store'
+import { claimRows, finishRows, releasePending, releaseRows, selectPages, countSelection, RunEnded } from '../../../lib/core/recover/store'
 import { NO_STEPS } from '../../../lib/core/recover/steps'
 import { badDocument } from '../../../lib/core/search/documents'
 import { searchDb, tablesOf, upsertBad, type SearchDb } from '../../../lib/core/search/store'
@@ -152,6 +152,21 @@ describe('a replay killed at any instant', () => {
     await endDeadRuns(db, { now: NOW, ownerGone: () => true })
     await expect(finishRows(db, runId, ids.map((id) => ({ id, eventIds: [] })))).rejects.toThrow(RunEnded)
     await expect(claimRows(db, runId, ids)).rejects.toThrow(RunEnded)
+    expect(await countSelection(db, {}, NOW)).toBe(ROWS)
+  })
+
+  it('a queued run (AWS) is left to its queue: not ended by the heartbeat; a share that fails every delivery ends it failed, releasing its pending rows', async () => {
+    const { db } = await load('crash_queued')
+    const runId = 'recover-20261128T120000-00000011'
+    await recordRunStart(db, runId, NOW, false, { queued: true })
+    const ids = (await db.sql.query<{ id: string }>(`SELECT id FROM ${tablesOf(db).bad} ORDER BY id LIMIT 7`)).rows.map((r) => r.id)
+    await claimRows(db, runId, ids)
+    expect(await endDeadRuns(db, { now: NOW + 3_600_000, ownerGone: () => true })).toEqual([])
+    expect(await countSelection(db, {}, NOW)).toBe(ROWS - 7)
+    expect(await releasePending(db, runId)).toBe(7) // a redelivered share redoes its own pending rows
+    await claimRows(db, runId, ids)
+    expect(await recordRunFailure(db, runId, 1, 'share 1 failed 3 times')).toBe(true)
+    expect((await runRecord(db, runId))!.report).toEqual({ failed: { share: 1, reason: 'share 1 failed 3 times', released: 7 } })
     expect(await countSelection(db, {}, NOW)).toBe(ROWS)
   })
 
