@@ -171,16 +171,18 @@ async function onStack(target: Target, opts: Options): Promise<number> {
   const a = await recoverOnStack(target, opts.body, {
     progress: (b) => {
       const r = (b.report ?? undefined) as RecoverReport | undefined
-      process.stderr.write(`recover: run ${String(b.runId)} ${b.state === 'done' || b.state === 'failed' ? b.state : 'queued'}${r ? `: ${line({ ...r, dryRun: false })}` : ''}\n`)
+      const o = b.outcome as RecoverResult | undefined
+      const state = b.state === 'done' || b.state === 'failed' || b.state === 'interrupted' ? b.state : b.state === 'running' ? 'running' : 'queued'
+      process.stderr.write(`recover: run ${String(b.runId)} ${state}${r ? `: ${line({ ...r, dryRun: false })}${o ? outcomeLine({ ...r, ...o, dryRun: false }) : ''}` : ''}\n`)
     },
   })
   if (a.status === 400 || a.status === 409) {
     const errors = Array.isArray(a.body.errors) ? `:\n  ${(a.body.errors as string[]).join('\n  ')}` : ''
     throw new UsageError(`${target.description}: ${String(a.body.message)}${errors}`)
   }
-  if (a.body.state === 'failed') {
+  if (a.body.state === 'failed' || a.body.state === 'interrupted') {
     const failure = a.body.failure as { reason?: string } | undefined
-    process.stderr.write(`floe recover: run ${String(a.body.runId)} failed: ${failure?.reason ?? 'no reason recorded'}\n`)
+    process.stderr.write(`floe recover: run ${String(a.body.runId)} ${a.body.state === 'failed' ? 'failed' : 'was interrupted'}: ${failure?.reason ?? 'no reason recorded'}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify(a.body)}\n`)
     return 1
   }
