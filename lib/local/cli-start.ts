@@ -147,30 +147,28 @@ export async function startFromCli(): Promise<number> {
   // it holds the search store's PostgreSQL URL with its password: readable by this user only
   writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
-  process.stdout.write(
-    [
-      '',
-      `Floe is up in ${seconds}s`,
-      `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
-      ...(stack.https.secureOrigin() ? [`  HTTPS           ${stack.https.secureOrigin()}  (certificate until ${stack.https.state().certificate?.notAfter})`] : []),
-      `  home            ${stack.url}/home  ·  dashboard ${stack.url}/dashboard-ui`,
-      ...secretLines,
-      `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
-      `  Kinesis         ${stack.endpoints.kinesis}`,
-      `  S3              ${stack.endpoints.s3}`,
-      ...(stack.endpoints.postgres
-        ? [
-            `  search store    ${stack.url}/search-store  ·  Micro API ${stack.url}/micro/all`,
-            `  PostgreSQL      ${withoutPassword(stack.endpoints.postgres)}  (schema floe; the URL with the password is in endpoints.json)`,
-          ]
-        : []),
-      `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
-      ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
-      `  endpoints file  ${endpointsFile}`,
-      'Press Ctrl+C to stop.',
-      '',
-    ].join('\n'),
-  )
+  const banner = [
+    '',
+    `Floe is up in ${seconds}s`,
+    `  HTTP API        ${stack.url}  (health: ${stack.url}/health)`,
+    ...(stack.https.secureOrigin() ? [`  HTTPS           ${stack.https.secureOrigin()}  (certificate until ${stack.https.state().certificate?.notAfter})`] : []),
+    `  home            ${stack.url}/home  ·  dashboard ${stack.url}/dashboard-ui`,
+    ...secretLines,
+    `  DynamoDB Local  ${stack.endpoints.dynamodb}`,
+    `  Kinesis         ${stack.endpoints.kinesis}`,
+    `  S3              ${stack.endpoints.s3}`,
+    ...(stack.endpoints.postgres
+      ? [
+          `  search store    ${stack.url}/search-store  ·  Micro API ${stack.url}/micro/all`,
+          `  PostgreSQL      ${withoutPassword(stack.endpoints.postgres)}  (schema floe; the URL with the password is in endpoints.json)`,
+        ]
+      : []),
+    `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
+    ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
+    `  endpoints file  ${endpointsFile}`,
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n')
   await new Promise<void>((resolveStop) => {
     let stopping = false
     const stop = (signal: string) => {
@@ -204,6 +202,9 @@ export async function startFromCli(): Promise<number> {
       }, 500)
       timer.unref()
     }
+    // Shown once the signals are handled: a signal sent as soon as the banner is read stops the
+    // stack in order (before, it would end this process at once and leave DynamoDB Local running).
+    process.stdout.write(banner)
   })
   return 0
 }
