@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EndpointsFile } from '../../lib/local/cli-start'
-import { alive, killOrphanDynamo } from '../support/process'
+import { alive, killOrphanDynamo, within } from '../support/process'
 import { TEST_CREDENTIALS } from '../support/stack'
 
 // `npm start` as a user runs it; a signal is sent to the npm process only (not its group).
@@ -59,13 +59,6 @@ async function npmStart(): Promise<Started> {
   expect(alive(ep.pid)).toBe(true)
   expect(alive(dynamoPid)).toBe(true)
   return { npm, floePid: ep.pid, dynamoPid, output: () => out, closed }
-}
-
-/** `p`, or a failure naming `what` if it has not settled after `ms` (an upper bound on an awaited event, not a pause). */
-function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(what())), ms)))
-  return Promise.race([p, late]).finally(() => clearTimeout(timer))
 }
 
 describe('npm start stops on a signal to the npm process alone', () => {
