@@ -36,13 +36,14 @@ export function collectorConfigFromEnv(): CollectorConfig {
 /**
  * The collector as an HTTP handler: the pure core decides the answer and the
  * records; the answer is sent only after the sink stored every record, and a
- * failed write becomes a 503 the trackers retry.
+ * failed write becomes a 503 the trackers retry. `clock` is the collector time
+ * (epoch ms) of a request: its records' timestamp and its cookies' `Expires`.
  */
-export function collectorHttpHandler(sink: RecordSink, config: () => CollectorConfig = collectorConfigFromEnv): HttpHandler {
+export function collectorHttpHandler(sink: RecordSink, config: () => CollectorConfig = collectorConfigFromEnv, clock: () => number = Date.now): HttpHandler {
   let sinkHealthy = true
   return async (req) => {
     const cfg = config()
-    const { response, records } = handleCollectorRequest(req, cfg, Date.now(), randomUUID, { sinkHealthy })
+    const { response, records } = handleCollectorRequest(req, cfg, clock(), randomUUID, { sinkHealthy })
     // Nothing may fail after the write: a response that cannot be sent is refused before it.
     const problem = responseProblem(response)
     if (problem !== undefined) return { statusCode: 400, headers: { 'content-type': 'text/plain; charset=UTF-8' }, body: `Bad Request: ${problem}` }

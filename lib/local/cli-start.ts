@@ -153,6 +153,42 @@ export async function startFromCli(): Promise<number> {
   // it holds the search store's PostgreSQL URL with its password: readable by this user only
   writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')
   const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  // The signals are handled before the banner is shown: a signal sent as soon as it is read stops
+  // the stack in order (before, it would end this process at once and leave DynamoDB Local running).
+  let resolveStop!: () => void
+  const stopped = new Promise<void>((resolve) => (resolveStop = resolve))
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log(`${signal}: stopping`)
+    stack
+      .stop()
+      .catch((err) => log(`error while stopping: ${(err as Error).message}`))
+      .finally(() => {
+        rmSync(endpointsFile, { force: true })
+        rmSync(join(dir, 'floe.pid'), { force: true })
+        log('stopped')
+        resolveStop()
+      })
+  }
+  process.once('SIGINT', () => stop('SIGINT'))
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGHUP', () => stop('SIGHUP'))
+  // Started by a launcher such as `npm start`: a signal to the launcher may not reach this
+  // process, so when the launcher is gone (this process was re-parented) it stops too.
+  // (`npm start` execs this process, so the SIGINT and SIGTERM npm forwards to its script
+  // reach it; without the exec, sh would get them, and it does not pass SIGINT on.)
+  const parent = process.ppid
+  if (process.env.npm_lifecycle_event !== undefined || process.env.FLOE_WATCH_PARENT === '1') {
+    const timer = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(timer)
+        stop('launcher exited')
+      }
+    }, 500)
+    timer.unref()
+  }
   process.stdout.write(
     [
       '',
@@ -178,39 +214,6 @@ export async function startFromCli(): Promise<number> {
       '',
     ].join('\n'),
   )
-  await new Promise<void>((resolveStop) => {
-    let stopping = false
-    const stop = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      log(`${signal}: stopping`)
-      stack
-        .stop()
-        .catch((err) => log(`error while stopping: ${(err as Error).message}`))
-        .finally(() => {
-          rmSync(endpointsFile, { force: true })
-          rmSync(join(dir, 'floe.pid'), { force: true })
-          log('stopped')
-          resolveStop()
-        })
-    }
-    process.once('SIGINT', () => stop('SIGINT'))
-    process.once('SIGTERM', () => stop('SIGTERM'))
-    process.once('SIGHUP', () => stop('SIGHUP'))
-    // Started by a launcher such as `npm start`: a signal to the launcher may not reach this
-    // process, so when the launcher is gone (this process was re-parented) it stops too.
-    // (`npm start` execs this process, so the SIGINT and SIGTERM npm forwards to its script
-    // reach it; without the exec, sh would get them, and it does not pass SIGINT on.)
-    const parent = process.ppid
-    if (process.env.npm_lifecycle_event !== undefined || process.env.FLOE_WATCH_PARENT === '1') {
-      const timer = setInterval(() => {
-        if (process.ppid !== parent) {
-          clearInterval(timer)
-          stop('launcher exited')
-        }
-      }, 500)
-      timer.unref()
-    }
-  })
+  await stopped
   return 0
 }

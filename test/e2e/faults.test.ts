@@ -12,7 +12,7 @@ import { makeClients } from '../../lib/aws/clients'
 import { F } from '../../lib/core/enrich/fields'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { projectRoot } from '../../lib/local/handlers'
-import { alive, eventually, floe, killOrphanDynamo, type Running } from '../support/process'
+import { alive, eventually, floe, killOrphanDynamo, within, type Running } from '../support/process'
 import { basicAuth, TEST_CREDENTIALS } from '../support/stack'
 import { readTexts } from '../support/streams'
 
@@ -122,15 +122,33 @@ describe('fault injection', () => {
   it('SIGTERM to npm start stops the whole tree', async () => {
     const dir = dataDir()
     const npm = spawn('npm', ['start', '--silent'], { cwd: projectRoot, env: { ...process.env, FLOE_DATA_DIR: dir, PORT: '0', FLOE_SUPER_API_KEY: SUPER }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => npm.once('close', (code, signal) => r({ code, signal })))
     let out = ''
-    npm.stdout!.on('data', (d: Buffer) => (out += d.toString()))
-    npm.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-    await eventually(async () => (out.includes('Floe is up') ? true : undefined), 'npm start to be up', 90_000)
-    const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile
-    const java = Number(readFileSync(join(dir, 'dynamodb.pid'), 'utf8'))
-    expect(ep.pid).not.toBe(npm.pid)
-    npm.kill('SIGTERM')
-    await eventually(async () => (!alive(ep.pid) && !alive(java) ? true : undefined), 'floe start and DynamoDB Local to exit', 30_000)
-    await expect(fetch(`${ep.http}/health`)).rejects.toThrow()
+    try {
+      await new Promise<void>((ok, fail) => {
+        const onData = (d: Buffer) => {
+          out += d.toString()
+          if (out.includes('Floe is up')) ok()
+        }
+        npm.stdout!.on('data', onData)
+        npm.stderr!.on('data', onData)
+        void closed.then(() => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
+      })
+      const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile
+      const java = Number(readFileSync(join(dir, 'dynamodb.pid'), 'utf8'))
+      expect(ep.pid).not.toBe(npm.pid)
+      npm.kill('SIGTERM')
+      // npm exits after floe start, which ends only once DynamoDB Local has exited: nothing may be left then.
+      expect(await within(closed, 120_000, () => `npm start still running 120 s after SIGTERM; output:\n${out}`)).toEqual({ code: 0, signal: null })
+      expect(alive(ep.pid), 'floe start exited').toBe(false)
+      expect(alive(java), 'DynamoDB Local exited').toBe(false)
+      await expect(fetch(`${ep.http}/health`)).rejects.toThrow()
+    } finally {
+      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL')
+      try {
+        const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile
+        if (alive(ep.pid)) process.kill(ep.pid, 'SIGKILL')
+      } catch {}
+    }
   }, 180_000)
 })

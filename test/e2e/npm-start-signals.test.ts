@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EndpointsFile } from '../../lib/local/cli-start'
-import { alive, eventually, killOrphanDynamo } from '../support/process'
+import { alive, killOrphanDynamo, within } from '../support/process'
 import { TEST_CREDENTIALS } from '../support/stack'
 
 // `npm start` as a user runs it; a signal is sent to the npm process only (not its group).
@@ -24,7 +24,17 @@ afterAll(() => {
   }
 })
 
-async function npmStart(): Promise<{ npm: ChildProcess; floePid: number; dynamoPid: number; exited: Promise<unknown> }> {
+interface Started {
+  readonly npm: ChildProcess
+  readonly floePid: number
+  readonly dynamoPid: number
+  /** Everything npm start printed so far (stdout and stderr). */
+  output(): string
+  /** npm's exit once its output is closed too: every process that wrote to it is gone. */
+  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+async function npmStart(): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'floe-npm-start-'))
   dirs.push(dataDir)
   const npm = spawn('npm', ['start'], {
@@ -33,7 +43,7 @@ async function npmStart(): Promise<{ npm: ChildProcess; floePid: number; dynamoP
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.push(npm)
-  const exited = new Promise((r) => npm.once('exit', r))
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => npm.once('close', (code, signal) => r({ code, signal })))
   let out = ''
   await new Promise<void>((ok, fail) => {
     const onData = (d: Buffer) => {
@@ -42,22 +52,28 @@ async function npmStart(): Promise<{ npm: ChildProcess; floePid: number; dynamoP
     }
     npm.stdout!.on('data', onData)
     npm.stderr!.on('data', onData)
-    npm.once('exit', () => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
+    void closed.then(() => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
   })
   const ep = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile
   const dynamoPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
   expect(alive(ep.pid)).toBe(true)
   expect(alive(dynamoPid)).toBe(true)
-  return { npm, floePid: ep.pid, dynamoPid, exited }
+  return { npm, floePid: ep.pid, dynamoPid, output: () => out, closed }
 }
 
 describe('npm start stops on a signal to the npm process alone', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal}: floe start and DynamoDB Local exit`, async () => {
-      const { npm, floePid, dynamoPid, exited } = await npmStart()
+      const { npm, floePid, dynamoPid, output, closed } = await npmStart()
       npm.kill(signal)
-      await eventually(async () => (!alive(floePid) && !alive(dynamoPid) ? true : undefined), `floe start (${floePid}) and DynamoDB Local (${dynamoPid}) to exit after ${signal}`, 20_000)
-      await exited
-    }, 180_000)
+      // npm exits after the script it runs (floe start, which it execs); floe start reports "stopped"
+      // only once DynamoDB Local has exited. So the exit is the event to wait for, and then nothing may be left.
+      const end = await within(closed, 120_000, () => `npm start still running 120 s after ${signal}; output:\n${output()}`)
+      expect(output(), 'floe start stopped the stack itself').toContain(`${signal}: stopping`)
+      expect(output()).toMatch(/ stopped\n/)
+      expect(end).toEqual({ code: 0, signal: null })
+      expect(alive(floePid), `floe start (${floePid}) exited`).toBe(false)
+      expect(alive(dynamoPid), `DynamoDB Local (${dynamoPid}) exited`).toBe(false)
+    }, 240_000)
   }
 })

@@ -83,6 +83,13 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
   }
 }
 
+/** `p`, or a failure saying `what()` if it has not settled after `ms`: an upper bound on an awaited event, not a pause. */
+export function within<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(what())), ms)))
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
+
 /** Whether a process is running (a zombie, dead but not yet reaped, is not). */
 export function alive(pid: number): boolean {
   try {

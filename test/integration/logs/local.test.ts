@@ -149,18 +149,18 @@ describe('floe logs', () => {
 
   it('-f follows new lines, across a rotation, until interrupted', async () => {
     const p = floe(['logs', 'registry', '-f', '-n', '1'], env)
-    await p.waitFor('"msg":"registry 19"', 30_000)
-    await new Promise((r) => setTimeout(r, 300))
+    await p.waitFor('"msg":"registry 19"')
     await runAsFunction('registry', async () => {
       console.log(JSON.stringify({ msg: 'after follow 1' }))
-      await new Promise((r) => setTimeout(r, 400))
+      // printed: the follower reads the current file
+      await p.waitFor('"msg":"after follow 1"')
       // enough to rotate the file while it is followed
       for (let i = 0; i < 60; i++) console.log(JSON.stringify({ msg: `bulk ${i}`, pad: 'y'.repeat(60) }))
-      await new Promise((r) => setTimeout(r, 400))
+      await p.waitFor('"msg":"bulk 59"')
       console.log(JSON.stringify({ msg: 'after rotation' }))
     })
     expect(existsSync(join(logs, 'registry.log.1'))).toBe(true)
-    await p.waitFor('"msg":"after rotation"', 30_000)
+    await p.waitFor('"msg":"after rotation"')
     p.child.kill('SIGINT')
     expect(await p.exited).toBe(0)
     const msgs = p

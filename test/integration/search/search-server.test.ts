@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSearchServer } from '../../../lib/local/search-server'
+import { within } from '../../support/process'
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-search-server-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -31,7 +32,13 @@ async function client(url: string): Promise<pg.Client> {
 describe('the search store in its worker thread', () => {
   it('keeps this thread free during a statement, ends one over the limit, starts again on the same data, and flushes on close', async () => {
     const logs: string[] = []
-    const server = await startSearchServer({ dir, password: 'pw-1', statementLimitMs: 1_500, log: (l) => logs.push(l) })
+    let startedAgain!: () => void
+    const answersAgain = new Promise<void>((resolve) => (startedAgain = resolve))
+    const log = (l: string) => {
+      logs.push(l)
+      if (l.startsWith('search store: started again')) startedAgain()
+    }
+    const server = await startSearchServer({ dir, password: 'pw-1', statementLimitMs: 1_500, log })
     try {
       const c = await client(server.url)
       await c.query('CREATE TABLE kept (v text)')
@@ -49,6 +56,8 @@ describe('the search store in its worker thread', () => {
       expect(ticks).toBeGreaterThan(10)
       expect(server.restarts()).toBe(1)
       expect(logs.join('\n')).toMatch(/a statement ran longer than 1500 ms/)
+      // the new worker is there once it says so
+      await within(answersAgain, 90_000, () => `the search store did not start again:\n${logs.join('\n')}`)
       const again = await client(server.url)
       expect((await again.query('SELECT v FROM kept')).rows).toEqual([{ v: 'before' }])
       await again.query("INSERT INTO kept VALUES ('after')")

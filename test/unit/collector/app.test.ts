@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { collectorConfigFromEnv, collectorHttpHandler, COLLECTOR_CONFIG_ENV, type RecordSink } from '../../../functions/collector/app'
 import { DEFAULT_COLLECTOR_CONFIG } from '../../../lib/core/collector/config'
-import { request } from './helpers'
+import { httpDate } from '../../../lib/core/collector/cookies'
+import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { NOW, request } from './helpers'
 
 afterEach(() => {
   delete process.env[COLLECTOR_CONFIG_ENV]
@@ -16,6 +18,15 @@ describe('collector handler shell', () => {
     const res = await collectorHttpHandler(sink, () => DEFAULT_COLLECTOR_CONFIG)(request({ rawQuery: 'e=pv' }))
     order.push(`answer ${res.statusCode}`)
     expect(order).toEqual(['sink 1', 'answer 200'])
+  })
+
+  it('takes the time from the clock it is given: the record timestamp and the cookie Expires', async () => {
+    const raw: Uint8Array[] = []
+    const h = collectorHttpHandler(async (records) => void raw.push(...records.filter((r) => r.stream === 'raw').map((r) => r.data)), () => DEFAULT_COLLECTOR_CONFIG, () => NOW)
+    const res = await h(request({ rawQuery: 'e=pv' }))
+    expect(res.cookies?.[0]).toContain(`Expires=${httpDate(NOW + DEFAULT_COLLECTOR_CONFIG.cookie.expirationDays * 86_400_000)};`)
+    const decoded = decodeCollectorPayload(Buffer.from(raw[0]!))
+    expect(decoded.ok && decoded.payload.timestamp).toBe(NOW)
   })
 
   it('does not call the sink when there is nothing to write', async () => {

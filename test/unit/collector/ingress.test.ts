@@ -73,15 +73,14 @@ function normal(res: APIGatewayProxyStructuredResultV2 | ALBResult) {
 async function through(shape: 'apigateway' | 'function-url' | 'alb', r: Plain) {
   const written: Buffer[] = []
   const sink: RecordSink = async (records) => void written.push(...records.filter((x) => x.stream === 'raw').map((x) => Buffer.from(x.data)))
-  const handler = httpLambda(collectorHttpHandler(sink, () => DEFAULT_COLLECTOR_CONFIG))
+  // One instant for every shape: the cookie's Expires and the record's timestamp come from this clock, never from the wall clock.
+  const handler = httpLambda(collectorHttpHandler(sink, () => DEFAULT_COLLECTOR_CONFIG, () => time))
   const event = shape === 'alb' ? alb(r) : shape === 'function-url' ? functionUrl(r) : apiGateway(r)
   const res = (await handler(event as never, {} as never)) as APIGatewayProxyStructuredResultV2 | ALBResult
   const records = written.map((b) => {
     const d = decodeCollectorPayload(b)
     if (!d.ok) throw new Error('undecodable record')
-    // The ALB gives no request time: the collector's own clock is used, so the timestamp is left out.
-    const { timestamp: _t, ...rest } = d.payload as unknown as Record<string, unknown>
-    return rest
+    return d.payload
   })
   // Network user ids and event ids are drawn at random: compared as placeholders.
   const same = <T>(v: T): T => JSON.parse(JSON.stringify(v).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')) as T
@@ -124,6 +123,7 @@ describe('the collector through each ingress', () => {
     expect(api.answer.cookies.length).toBeGreaterThan(0)
     expect(api.answer.cookies[0]).toMatch(/^sp=<uuid>; Expires=/)
     expect(api.records).toHaveLength(1)
+    expect(api.records[0]!.timestamp).toBe(time)
     const lb = await through('alb', r)
     expect((lb.res as ALBResult).multiValueHeaders?.['set-cookie']).toHaveLength(api.answer.cookies.length)
   })

@@ -230,9 +230,11 @@ describe('resolver validation', () => {
     const r = new Resolver({ repositories: [repo] })
     const ev = { schema: 'iglu:com.acme/e/jsonschema/1-0-0', data: { a: 'x' } }
     await r.validate(ev)
-    const t0 = performance.now()
+    // CPU time, not elapsed time: other processes on a busy machine do not count against it
+    const t0 = process.cpuUsage()
     for (let i = 0; i < 10_000; i++) await r.validate(ev)
-    expect(performance.now() - t0).toBeLessThan(2000)
+    const used = process.cpuUsage(t0)
+    expect((used.user + used.system) / 1000).toBeLessThan(2000)
   })
 })
 
