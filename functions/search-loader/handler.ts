@@ -36,6 +36,7 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
     const db = await database('search')
     const out = await loadBatch(db, stream as LoaderStream, records, now)
     for (const r of out.rejected) console.error(JSON.stringify({ level: 'warn', msg: 'record not loaded', stream, sequenceNumber: r.id, error: r.error, sample: r.sample }))
+    for (const f of out.fallbacks ?? []) console.error(JSON.stringify({ level: 'warn', msg: 'document refused by the search store; stored in its fallback form', stream, id: f.id, error: f.error }))
     if (debug) console.log(JSON.stringify({ level: 'debug', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))
     if (now - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = now

@@ -34,6 +34,17 @@ function Failure({ doc, type, messages, utc }) {
   </section>`
 }
 
+/** The key under which the search store lists what it replaced to store a document (see lib/core/search/sanitize.ts). */
+const SANITIZED_KEY = 'floe_sanitized'
+
+/** A document stored in a form the store accepts, not exactly as it came: what was replaced. */
+function Sanitized({ notes }) {
+  return html`<section class="sanitized" data-testid="sanitized">
+    <span class="badge warn" title="The search store could not take this record as it was">stored sanitized</span>
+    <ul class="small">${notes.map((n, i) => html`<li key=${i}>${String(n)}</li>`)}</ul>
+  </section>`
+}
+
 /** One document, whole: a panel over the right of the page (Escape closes it). */
 export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
   useEffect(() => {
@@ -67,6 +78,7 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
         </div>
       </header>
       <${Notice}>${error}<//>
+      ${Array.isArray(doc?.[SANITIZED_KEY]) ? html`<${Sanitized} notes=${doc[SANITIZED_KEY]} />` : null}
       ${index === 'bad' && doc ? html`<${Failure} doc=${doc} type=${type} messages=${messages} utc=${utc} />` : null}
       ${loading && !doc
         ? html`<p aria-busy="true">loading…</p>`
