@@ -7,6 +7,7 @@
  * PGlite has been running its current message.
  */
 import { parentPort, workerData } from 'node:worker_threads'
+import { searchBudgetOf } from '../core/search/settings'
 import { servePostgres } from './postgres-server'
 import { openPglite } from './search-store'
 
@@ -15,8 +16,10 @@ export interface SearchWorkerData {
   readonly host: string
   readonly port: number
   readonly password: string
-  /** `[0]`: when PGlite started the message it is running (epoch ms), 0 when idle. */
+  /** `[0]`: when PGlite started the message it is running (epoch ms), 0 when idle; `[1]`: how long that message may run (ms), 0 for the server's limit. */
   readonly busySince: BigInt64Array
+  /** How long a search's statement may run past the budget its connection announces (see `searchBudgetOf`). */
+  readonly searchGraceMs: number
 }
 
 export type SearchWorkerMessage = { t: 'ready'; port: number; url: string } | { t: 'closed' } | { t: 'failed'; message: string }
@@ -26,7 +29,11 @@ const post = (m: SearchWorkerMessage) => parentPort!.postMessage(m)
 
 try {
   const store = await openPglite(data.dir)
-  const server = await servePostgres(store.pg, { host: data.host, port: data.port, password: data.password, onBusy: (busy) => void Atomics.store(data.busySince, 0, busy ? BigInt(Date.now()) : 0n) }).catch(async (err) => {
+  const server = await servePostgres(store.pg, { host: data.host, port: data.port, password: data.password, onBusy: (busy, application) => {
+      const budget = searchBudgetOf(application)
+      Atomics.store(data.busySince, 1, busy && budget !== undefined ? BigInt(budget + data.searchGraceMs) : 0n)
+      Atomics.store(data.busySince, 0, busy ? BigInt(Date.now()) : 0n)
+    } }).catch(async (err) => {
     await store.close()
     throw err
   })
