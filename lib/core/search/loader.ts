@@ -144,5 +144,5 @@ export async function loadBatch(db: SearchDb, stream: LoaderStream, records: rea
   const { good, bad, rejected } = documentsOf(stream, records, now)
   const fallbacks: Fallback[] = []
   if (good.length + bad.length > 0) await writeIsolating(db, good, bad, fallbacks)
-  return { loaded: good.length + bad.length, rejected, fallbacks }
+  return { loaded: good.length + bad.length, rejected, ...(fallbacks.length > 0 ? { fallbacks } : {}) }
 }
