@@ -153,7 +153,17 @@ async function writeStreamed(res: ServerResponse, stream: AsyncIterable<string>)
   try {
     for await (const chunk of stream) {
       if (res.destroyed) break
-      if (!res.write(chunk)) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)))
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go)
+            res.off('close', go)
+            resolve()
+          }
+          res.on('drain', go)
+          res.on('close', go)
+        })
+      }
     }
     res.end()
   } catch (err) {
