@@ -59,6 +59,25 @@ function jsonText(v: unknown): string {
   }
 }
 
+/** Whether a value needs nothing replaced (no suspect character, not too deep), adding up its strings' lengths (a lower bound of its JSON's). */
+function isClean(v: unknown, depth: number, size: { chars: number }): boolean {
+  if (typeof v === 'string') {
+    size.chars += v.length
+    return !SUSPECT.test(v)
+  }
+  if (v === null || typeof v !== 'object') return true
+  if (depth >= MAX_DEPTH) return false
+  if (Array.isArray(v)) {
+    for (const x of v) if (!isClean(x, depth + 1, size)) return false
+    return true
+  }
+  for (const k in v as Record<string, unknown>) {
+    size.chars += k.length
+    if (SUSPECT.test(k) || !isClean((v as Record<string, unknown>)[k], depth + 1, size)) return false
+  }
+  return true
+}
+
 function walk(v: unknown, depth: number, notes: Set<string>, cut: number | undefined): unknown {
   if (typeof v === 'string') {
     const s = cleanString(v, notes)
@@ -84,6 +103,9 @@ function walk(v: unknown, depth: number, notes: Set<string>, cut: number | undef
  */
 export function sanitizeDocument(doc: Record<string, unknown>, extra: Iterable<string> = []): { doc: Record<string, unknown>; notes: string[] } {
   const notes = new Set<string>(extra)
+  // the common case, a clean document of ordinary size, is only read (no copy, no JSON text)
+  const size = { chars: 0 }
+  if (notes.size === 0 && isClean(doc, 0, size) && size.chars < MAX_DOC_CHARS / 2) return { doc, notes: [] }
   let out = walk(doc, 0, notes, undefined) as Record<string, unknown>
   if (jsonText(out).length > MAX_DOC_CHARS) {
     notes.add(NOTES.size)
