@@ -5,7 +5,7 @@ import { fmtTime, igluName } from '../shared/format.js'
 import { html } from '../shared/html.js'
 import { JsonView } from '../shared/json-view.js'
 import { Notice } from '../shared/layout.js'
-import { badRowMessages, failedEventName, failedEventOf } from './columns.js'
+import { badRowMessages, failedEventName, failedEventOf, sanitizedNotes } from './columns.js'
 
 /** What identifies a failed event, in this order (its enriched fields, when set). */
 const EVENT_FIELDS = ['event_name', 'event', 'event_vendor', 'event_version', 'app_id', 'event_id', 'collector_tstamp', 'user_id', 'page_url']
@@ -33,9 +33,6 @@ function Failure({ doc, type, messages, utc }) {
       : null}
   </section>`
 }
-
-/** The key under which the search store lists what it replaced to store a document (see lib/core/search/sanitize.ts). */
-const SANITIZED_KEY = 'floe_sanitized'
 
 /** A document stored in a form the store accepts, not exactly as it came: what was replaced. */
 function Sanitized({ notes }) {
@@ -78,7 +75,7 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
         </div>
       </header>
       <${Notice}>${error}<//>
-      ${Array.isArray(doc?.[SANITIZED_KEY]) ? html`<${Sanitized} notes=${doc[SANITIZED_KEY]} />` : null}
+      ${sanitizedNotes(doc).length > 0 ? html`<${Sanitized} notes=${sanitizedNotes(doc)} />` : null}
       ${index === 'bad' && doc ? html`<${Failure} doc=${doc} type=${type} messages=${messages} utc=${utc} />` : null}
       ${loading && !doc
         ? html`<p aria-busy="true">loading…</p>`

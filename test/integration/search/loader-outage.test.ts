@@ -8,18 +8,20 @@
  * write and the records that wait, the collector keeps acknowledging, and
  * once the store is back every acknowledged event is in `good`.
  */
+import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadBatch } from '../../../lib/core/search/loader'
+import { streamTriggerFailureBucket, streamTriggerFailurePrefix } from '../../../lib/infra/functions'
 import { migrate, schemaForPrefix, searchDb } from '../../../lib/core/search/store'
 import { newPostgresPassword } from '../../../lib/local/postgres-server'
 import { startSearchServer, type SearchServer } from '../../../lib/local/search-server'
 import { startLocalStack, type LocalStack } from '../../../lib/local/stack'
 import { postgresClient } from '../../../lib/runtime/postgres'
-import { sharedEndpoints, TEST_CREDENTIALS, uniquePrefix, withAuth } from '../../support/stack'
+import { sharedEndpoints, TEST_CREDENTIALS, testClients, uniquePrefix, withAuth } from '../../support/stack'
 
 const BAD_ROWS = 3_000
 const BUDGET_MS = 1_000
@@ -117,5 +119,8 @@ describe('a store that is down', () => {
     expect(await goodCount('outage')).toBe(acknowledged)
     const after = await fetch(`${stack.url}/health`)
     expect(await after.text()).not.toMatch(/searchLoader/)
+    // nothing was given up on: no batch of the search loader in the on-failure location
+    const failed = await testClients().s3.send(new ListObjectsV2Command({ Bucket: stack.names.buckets[streamTriggerFailureBucket], Prefix: `${streamTriggerFailurePrefix}searchLoader-` }))
+    expect(failed.Contents ?? []).toEqual([])
   }, 300_000)
 })
