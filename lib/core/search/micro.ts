@@ -278,9 +278,9 @@ function goodStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD
         const ps = [...params]
         const cursor = after ? ` AND (g.collector_tstamp, g.seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
         // each event with the request it came from, when that was kept (by event id and collector time)
-        const r = await db.sql.query<GoodRow & { ts: string; seq: string }>(
+        const r = await db.sql.query<GoodRow & { cursor_ts: string; cursor_seq: string }>(
           `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context,
-                  g.collector_tstamp::text AS ts, g.seq::text AS seq
+                  g.collector_tstamp::text AS cursor_ts, g.seq::text AS cursor_seq
              FROM ${t.good} g
              LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
              LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
@@ -297,29 +297,49 @@ function goodStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD
         if (out.length > 0) yield out.join('')
         if (r.rows.length < pageSize) break
         const last = r.rows.at(-1)!
-        after = { ts: last.ts, seq: last.seq }
+        after = { ts: last.cursor_ts, seq: last.cursor_seq }
       }
       yield ']'
     },
   }
 }
 
-async function bad(db: SearchDb, body: Record<string, unknown>) {
+/** `/micro/bad`'s answer, written as it is read, page by page, as `/micro/good`'s (see `goodStream`). */
+function badStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD_PAGE_SIZE): AsyncIterable<string> {
   const vendor = optionalString(body, 'vendor')
   const version = optionalString(body, 'version')
   const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
-  const filtered = vendor !== undefined || version !== undefined
-  const params: unknown[] = []
-  const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
-  if (lim) params.push(limit)
-  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} WHERE recovered IS NULL ORDER BY failure_timestamp DESC, seq DESC${lim}`, params)
-  let events = r.rows.map((row) => {
-    const parsed = JSON.parse(row.line) as Record<string, unknown>
-    return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
-  })
-  if (vendor !== undefined) events = events.filter((e) => e.rawEvent?.api.vendor === vendor)
-  if (version !== undefined) events = events.filter((e) => e.rawEvent?.api.version === version)
-  return limit === undefined ? events : events.slice(0, limit)
+  const table = tablesOf(db).bad
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield '['
+      let sent = 0
+      let after: { ts: string; seq: string } | undefined
+      while (limit === undefined || sent < limit) {
+        const ps: unknown[] = []
+        const cursor = after ? ` AND (failure_timestamp, seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
+        const r = await db.sql.query<{ line: string; cursor_ts: string; cursor_seq: string }>(
+          // the cursor's columns under names of their own: ORDER BY would take an output column named `seq` for the table's
+          `SELECT line, failure_timestamp::text AS cursor_ts, seq::text AS cursor_seq FROM ${table} WHERE recovered IS NULL${cursor} ORDER BY failure_timestamp DESC, seq DESC LIMIT ${pageSize}`,
+          ps,
+        )
+        const out: string[] = []
+        for (const row of r.rows) {
+          const parsed = JSON.parse(row.line) as Record<string, unknown>
+          const e = { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
+          if (vendor !== undefined && e.rawEvent?.api.vendor !== vendor) continue
+          if (version !== undefined && e.rawEvent?.api.version !== version) continue
+          if (limit !== undefined && sent >= limit) break
+          out.push(`${sent++ === 0 ? '' : ','}${JSON.stringify(e)}`)
+        }
+        if (out.length > 0) yield out.join('')
+        if (r.rows.length < pageSize) break
+        const last = r.rows.at(-1)!
+        after = { ts: last.cursor_ts, seq: last.cursor_seq }
+      }
+      yield ']'
+    },
+  }
 }
 
 const TYPED_SORT: Record<string, string> = { collector_tstamp: 'collector_tstamp', event_id: 'id', app_id: 'app_id', event: 'event_type', event_name: 'event_name' }
@@ -466,7 +486,7 @@ export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): P
       case '/micro/good':
         return methods(req, ['GET', 'POST']) ?? { status: 200, headers: JSON_TYPE, body: '', stream: goodStream(db, req.method === 'POST' ? parseBody(req.body) : {}) }
       case '/micro/bad':
-        return methods(req, ['GET', 'POST']) ?? ok(await bad(db, req.method === 'POST' ? parseBody(req.body) : {}))
+        return methods(req, ['GET', 'POST']) ?? { status: 200, headers: JSON_TYPE, body: '', stream: badStream(db, req.method === 'POST' ? parseBody(req.body) : {}) }
       case '/micro/reset': {
         const m = methods(req, ['GET', 'POST'])
         if (m) return m

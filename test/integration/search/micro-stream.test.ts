@@ -1,6 +1,6 @@
 /**
- * `/micro/good` over every stored event is written as it is read, page by
- * page, never built whole: its first events are out after one page was read;
+ * `/micro/good` (and `/micro/bad`) over every stored event is written as it
+ * is read, page by page, never built whole: its first events are out after one page was read;
  * the local gateway writes a streamed body chunk by chunk, the client having
  * the first bytes before the rest exists; and a Lambda behind API Gateway,
  * which cannot stream, answers whole up to its 6 MB and says 413 beyond.
@@ -37,6 +37,8 @@ beforeAll(async () => {
     return { id: String(i), text: cols.join('\t') }
   })
   await loadBatch(store.db, 'good', records, COLLECTED)
+  const badRow = (i: number) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-0', data: { failure: { timestamp: '2025-04-30T10:05:00Z', messages: [{ n: i }] }, payload: { raw: { vendor: i % 2 ? 'com.acme' : 'com.snowplowanalytics.snowplow', version: 'tp2', parameters: [{ name: 'se_la', value: `b${i}` }] } } } })
+  await loadBatch(store.db, 'bad', Array.from({ length: EVENTS }, (_, i) => ({ id: `b${i}`, text: badRow(i) })), COLLECTED)
   db = {
     ...store.db,
     sql: {
@@ -85,6 +87,18 @@ describe('/micro/good', () => {
     const refused = await micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify({ limit: -1 }) }, deps)
     expect(refused).toMatchObject({ status: 400 })
     expect(refused.stream).toBeUndefined()
+  })
+})
+
+describe('/micro/bad', () => {
+  it('is written page by page too: every bad row once, the last loaded first, filters and limit across pages', async () => {
+    const labels = async (body: unknown) => (JSON.parse(await microText(await micro(db, { method: 'POST', path: '/micro/bad', body: JSON.stringify(body) }, deps))) as { rawEvent: { parameters: { se_la: string } } }[]).map((b) => b.rawEvent.parameters.se_la)
+    const r = await micro(db, { method: 'GET', path: '/micro/bad', body: '' }, deps)
+    expect(r.stream).toBeDefined()
+    expect(await labels({})).toEqual(Array.from({ length: EVENTS }, (_, i) => `b${EVENTS - 1 - i}`))
+    const acme = Array.from({ length: EVENTS }, (_, i) => EVENTS - 1 - i).filter((i) => i % 2).map((i) => `b${i}`)
+    expect(await labels({ vendor: 'com.acme' })).toEqual(acme)
+    expect(await labels({ vendor: 'com.acme', limit: GOOD_PAGE_SIZE + 3 })).toEqual(acme.slice(0, GOOD_PAGE_SIZE + 3))
   })
 })
 
