@@ -1,12 +1,13 @@
 import middy from '@middy/core'
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
-import { loadBatch, type LoaderStream } from '../../lib/core/search/loader'
+import { isStoreUnavailable, loadBatch, type LoaderStream } from '../../lib/core/search/loader'
 import { purgeOlderThan } from '../../lib/core/search/store'
 import { database } from '../../lib/aws/database'
 import { streamKeyOf } from '../../lib/runtime/resources'
 import { retentionDays } from '../../lib/core/search/settings'
 import { clients } from '../../lib/aws/clients'
 import { checkRestarts } from '../../lib/runtime/restarts'
+import { DependencyUnavailableError } from '../../lib/runtime/setup-error'
 
 const PURGE_EVERY_MS = 3_600_000
 const debug = /^debug$/i.test(process.env.FLOE_LOG_LEVEL ?? '')
@@ -16,8 +17,10 @@ let lastPurge = 0
  * Loads a batch of `good`, `incomplete` or `bad` records into the search
  * store in one transaction (`raw` records: what the collector received, for
  * the Micro API's `rawEvent`). A record that is not what its stream carries is
- * logged and skipped; when the store cannot be written the batch is reported
- * failed from its first record, so it is retried and nothing is lost.
+ * logged and skipped; a record the store refuses is stored sanitized (see
+ * `loadBatch`). When the store cannot be written the invocation fails
+ * (`DependencyUnavailableError` when it is unavailable: the local trigger
+ * waits and `/health` says so), so the batch is retried and nothing is lost.
  */
 export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().handler(async (event) => {
   void checkRestarts(() => clients().ddb)
@@ -36,6 +39,7 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
     const db = await database('search')
     const out = await loadBatch(db, stream as LoaderStream, records, now)
     for (const r of out.rejected) console.error(JSON.stringify({ level: 'warn', msg: 'record not loaded', stream, sequenceNumber: r.id, error: r.error, sample: r.sample }))
+    for (const f of out.fallbacks ?? []) console.error(JSON.stringify({ level: 'warn', msg: 'document refused by the search store; stored in its fallback form', stream, id: f.id, error: f.error }))
     if (debug) console.log(JSON.stringify({ level: 'debug', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))
     if (now - lastPurge >= PURGE_EVERY_MS) {
       lastPurge = now
@@ -44,7 +48,9 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
     }
     return { batchItemFailures: [] }
   } catch (err) {
-    console.error(JSON.stringify({ level: 'error', msg: 'search store write failed; the batch will be retried', stream, error: String((err as Error)?.message ?? err) }))
-    return { batchItemFailures: [{ itemIdentifier: first.kinesis.sequenceNumber }] }
+    const message = String((err as Error)?.message ?? err)
+    console.error(JSON.stringify({ level: 'error', msg: 'search store write failed; the batch will be retried', stream, error: message }))
+    // the batch fails whole (nothing of it was written): the trigger waits (store unavailable) or retries it
+    throw isStoreUnavailable(err) ? new DependencyUnavailableError(`cannot write to the search store: ${message}`) : err
   }
 })

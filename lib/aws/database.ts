@@ -20,28 +20,32 @@ export function databaseConnection(key: DatabaseKey): DatabaseConnection {
   }
 }
 
-async function open(c: DatabaseConnection): Promise<SqlClient> {
-  if (c.kind === 'postgres') return (await import('../runtime/postgres')).postgresClient(c.url)
+async function open(c: DatabaseConnection, application: string | undefined): Promise<SqlClient> {
+  if (c.kind === 'postgres') return (await import('../runtime/postgres')).postgresClient(c.url, 1, { applicationName: application })
   const { rdsDataClient } = await import('./rds-data')
   return rdsDataClient(c)
 }
 
 /**
  * The SQL client of a declared database, migrated. A failure (the database
- * is down) is not kept: the next call tries again.
+ * is down) is not kept: the next call tries again. Clients of different
+ * `application` names (PostgreSQL's `application_name`; not used by the
+ * Data API) have connections of their own: in one process, the search
+ * loader's writes never wait in a queue behind a search's statement.
  */
-export function database(key: DatabaseKey): Promise<SearchDb> {
+export function database(key: DatabaseKey, opts: { application?: string } = {}): Promise<SearchDb> {
   const descriptor = process.env[envVar('database', key)] ?? ''
-  let p = opened.get(descriptor)
+  const cacheKey = `${descriptor}\n${opts.application ?? ''}`
+  let p = opened.get(cacheKey)
   if (!p) {
     p = (async () => {
       const c = databaseConnection(key)
-      const db = searchDb(await open(c), c.schema)
+      const db = searchDb(await open(c, opts.application), c.schema)
       await migrate(db)
       return db
     })()
-    p.catch(() => opened.delete(descriptor))
-    opened.set(descriptor, p)
+    p.catch(() => opened.delete(cacheKey))
+    opened.set(cacheKey, p)
   }
   return p
 }

@@ -3,6 +3,7 @@ import type { ALBEvent, ALBResult, APIGatewayProxyEventV2, APIGatewayProxyStruct
 import { REALM } from '../core/auth/basic'
 import { fromAlb, isAlbEvent, toAlb } from '../http/alb'
 import { fromApiGatewayV2, toApiGatewayV2 } from '../http/apigateway'
+import { acceptsStreamedBody, collectedResponse, STREAMED_BODY } from '../http/streamed-body'
 import { crossSiteRefusalReason, type CrossSiteOptions } from '../http/cross-site'
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types'
 import { text } from '../http/types'
@@ -135,5 +136,12 @@ const errorEnvelope = (): Middleware => ({
 export function httpLambda(handler: HttpHandler, opts: HttpLambdaOptions = {}) {
   const m = middy<LambdaEvent, LambdaResult>().use(errorEnvelope())
   if (opts.auth === 'basic') m.use(basicAuthGate()).use(crossSiteGuard(opts))
-  return m.use(restartCheck()).handler(async (event) => inShapeOf(event)(await handler(requestOf(event, opts.auth))))
+  return m.use(restartCheck()).handler(async (event) => {
+    const res = await handler(requestOf(event, opts.auth))
+    if (res.stream !== undefined && acceptsStreamedBody(event)) {
+      const { stream, ...rest } = res
+      return Object.assign(inShapeOf(event)({ ...rest, body: '' }), { [STREAMED_BODY]: stream })
+    }
+    return inShapeOf(event)(await collectedResponse(res))
+  })
 }

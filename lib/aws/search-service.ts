@@ -7,14 +7,14 @@ import { deploymentResolver } from './resolver'
 import { restartable } from '../runtime/restarts'
 import { checkRegistryChanges } from '../runtime/registry-changes'
 import { clients } from './clients'
-import { searchTimeoutMs } from '../core/search/settings'
+import { searchApplicationName, searchTimeoutMs } from '../core/search/settings'
 
 export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
   // The resolver (its schema cache, the external registries) is built again after a restart.
   const resolver = restartable(['searchstore', 'registry'], () => deploymentResolver(env))
   const timeoutMs = searchTimeoutMs(env) // a bad setting stops the function with its rule
   return searchApi({
-    db: () => database('search'),
+    db: () => database('search', { application: searchApplicationName(timeoutMs) }),
     timeoutMs,
     version: ENRICH_VERSION,
     async lookupSchema(vendor, name, format, version) {

@@ -34,6 +34,8 @@ export interface HttpResponse {
   readonly cookies?: readonly string[]
   /** A string is sent as text; a Buffer is sent base64-encoded through API Gateway. */
   readonly body?: string | Buffer
+  /** Instead of `body`: the body's text, produced as it is written (see `./streamed-body.ts`). */
+  readonly stream?: AsyncIterable<string>
 }
 
 export type HttpHandler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse

@@ -339,7 +339,30 @@ export const streamTriggerFailureMetricsId = 'StreamTriggerFailures'
 export interface StreamTriggerDecl extends Partial<StreamTriggerSettings> {
   readonly function: FunctionKey
   readonly stream: StreamKey
+  /**
+   * What the local stack's trigger does differently. On AWS a batch that
+   * cannot be processed in time goes to the on-failure destination, which an
+   * alarm watches; locally nobody watches that location, so a trigger that
+   * must never give up retries for ever instead (and `/health` names it).
+   */
+  readonly local?: Partial<StreamTriggerSettings>
 }
+
+/**
+ * The search loader never gives up on a record. Locally it retries for ever
+ * (no retry limit, no record age) while the store cannot be written. On AWS
+ * it retries for up to 23 hours, under the streams' 24-hour retention, so a
+ * record is never silently expired by the stream: one still not stored by
+ * then goes to the on-failure destination (the `failedBatches` alarm) with
+ * its payload, from where it can be replayed (README: Loaders).
+ */
+const SEARCH_LOADER_TRIGGER = {
+  batchSize: 500,
+  maxBatchingWindowSeconds: 0,
+  retryAttempts: 10_000,
+  maxRecordAgeSeconds: 23 * 3600,
+  local: { retryAttempts: -1, maxRecordAgeSeconds: -1 },
+} as const satisfies Partial<StreamTriggerDecl>
 
 export const streamTriggers = [
   // The archive is read later, not watched: large batches (Lambda cuts them at 6 MB) keep S3 PUTs,
@@ -350,11 +373,11 @@ export const streamTriggers = [
   { function: 'archive', stream: 'bad', batchSize: 10_000, maxBatchingWindowSeconds: 60 },
   { function: 'archive', stream: 'pii', batchSize: 10_000, maxBatchingWindowSeconds: 60 },
   // the search store is where people watch events arrive: load at once, no batching window
-  { function: 'searchLoader', stream: 'good', batchSize: 500, maxBatchingWindowSeconds: 0 },
-  { function: 'searchLoader', stream: 'incomplete', batchSize: 500, maxBatchingWindowSeconds: 0 },
-  { function: 'searchLoader', stream: 'bad', batchSize: 500, maxBatchingWindowSeconds: 0 },
+  { function: 'searchLoader', stream: 'good', ...SEARCH_LOADER_TRIGGER },
+  { function: 'searchLoader', stream: 'incomplete', ...SEARCH_LOADER_TRIGGER },
+  { function: 'searchLoader', stream: 'bad', ...SEARCH_LOADER_TRIGGER },
   // what the collector received, for /micro/good's rawEvent: loaded before enrich's output reaches the store (one hop fewer)
-  { function: 'searchLoader', stream: 'raw', batchSize: 500, maxBatchingWindowSeconds: 0 },
+  { function: 'searchLoader', stream: 'raw', ...SEARCH_LOADER_TRIGGER },
   // Enrich: batch size, starting position and retrieval mode come from its configuration (input.retrievalMode, input.initialPosition).
   {
     function: 'enrich',
@@ -395,6 +418,11 @@ export function missingDatabases(decl: FunctionDecl, present: (key: DatabaseKey)
 /** The full settings of a mapping: the defaults, overridden by the mapping's own. */
 export function triggerSettings(t: StreamTriggerDecl): StreamTriggerSettings & StreamTriggerDecl {
   return { ...streamTriggerDefaults, ...t }
+}
+
+/** The settings of the local stack's trigger: the mapping's, with its `local` ones. */
+export function localTriggerSettings(t: StreamTriggerDecl): StreamTriggerSettings & StreamTriggerDecl {
+  return { ...triggerSettings(t), ...t.local }
 }
 
 /** A stable identifier of a mapping, e.g. `archive-raw`. */

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda'
 import { functions, httpAuthorizer, type FunctionDecl, type FunctionKey, type RouteDecl } from '../infra/functions'
 import { parseQuery } from '../http/apigateway'
+import { ACCEPTS_STREAMED_BODY, streamedBodyOf } from '../http/streamed-body'
 import { invoke, InvocationTimeoutError } from './handlers'
 import { countExchange } from './metrics'
 import { ACME_CHALLENGE_PREFIX } from '../core/https/rules'
@@ -141,8 +142,37 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   return event
 }
 
+/**
+ * Writes a streamed body (see `../http/streamed-body.ts`) chunk by chunk,
+ * each after the client has taken the one before, so an answer of any size
+ * holds one chunk in memory. A client that goes away ends the stream (its
+ * source stops reading); a stream that fails after the head was sent breaks
+ * the connection, so the client never takes a cut answer for a whole one.
+ */
+async function writeStreamed(res: ServerResponse, stream: AsyncIterable<string>): Promise<void> {
+  try {
+    for await (const chunk of stream) {
+      if (res.destroyed) break
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go)
+            res.off('close', go)
+            resolve()
+          }
+          res.on('drain', go)
+          res.on('close', go)
+        })
+      }
+    }
+    res.end()
+  } catch (err) {
+    res.destroy(err as Error)
+  }
+}
+
 /** Writes a Lambda result back as API Gateway does for payload format 2.0. */
-export function writeResult(res: ServerResponse, result: unknown): void {
+export async function writeResult(res: ServerResponse, result: unknown): Promise<void> {
   if (result === null || typeof result !== 'object' || !('statusCode' in (result as object))) {
     // A bare value: API Gateway answers 200 with it as a JSON body.
     const body = typeof result === 'string' ? result : JSON.stringify(result ?? null)
@@ -155,6 +185,11 @@ export function writeResult(res: ServerResponse, result: unknown): void {
   for (const [k, v] of Object.entries(r.headers ?? {})) headers[k.toLowerCase()] = String(v)
   for (const [k, v] of Object.entries(r.multiValueHeaders ?? {})) headers[k.toLowerCase()] = v.join(',')
   if (r.cookies?.length) headers['set-cookie'] = r.cookies
+  const streamed = streamedBodyOf(result)
+  if (streamed !== undefined) {
+    res.writeHead(r.statusCode, headers) // chunked: the length is not known yet
+    return writeStreamed(res, streamed)
+  }
   const body = r.body === undefined ? Buffer.alloc(0) : Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8')
   headers['content-length'] = String(body.length)
   res.writeHead(r.statusCode, headers)
@@ -278,10 +313,12 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
       if (!route) return errorResponse(res, 404, 'Not Found')
       countExchange(route.fn, req, res, size) // bytes in and out, per function, for /metrics
       const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now(), secure)
+      // this gateway writes a streamed body as it comes (API Gateway cannot: there the function collects it)
+      Object.assign(event, { [ACCEPTS_STREAMED_BODY]: true })
       try {
         const refused = await authorizeRoute(route.fn, event, log)
         if (refused) return errorResponse(res, refused.status, refused.message)
-        writeResult(res, await invoke(route.fn, event))
+        await writeResult(res, await invoke(route.fn, event))
       } catch (err) {
         if (err instanceof InvocationTimeoutError) {
           log(`${route.fn}: ${err.message}`)

@@ -76,8 +76,8 @@ export interface ServeOptions {
   readonly host?: string
   readonly port?: number
   readonly maxConnections?: number
-  /** Told when PGlite starts (true) and ends (false) a message: a watchdog can see a statement that never ends. */
-  readonly onBusy?: (busy: boolean) => void
+  /** Told when PGlite starts (true) and ends (false) a message, with the client's `application_name`: a watchdog can see a statement that never ends. */
+  readonly onBusy?: (busy: boolean, application: string | undefined) => void
 }
 
 const md5 = (s: string | Buffer) => createHash('md5').update(s).digest('hex')
@@ -115,13 +115,15 @@ export async function servePostgres(db: PGlite, opts: ServeOptions): Promise<Pos
     let started = false
     /** The startup message and salt while the password is awaited. */
     let signingIn: { startup: Buffer; user: string; salt: Buffer } | undefined
+    /** The client's `application_name`, from its startup message. */
+    let application: string | undefined
     let chain = Promise.resolve()
     let closed = false
 
     const handle = async (message: Buffer, endsExchange: boolean) => {
       await lock.acquire(id)
       if (closed) return void lock.release(id)
-      opts.onBusy?.(true)
+      opts.onBusy?.(true, application)
       try {
         await db.execProtocolRawStream(new Uint8Array(message), {
           onRawData: (d) => {
@@ -131,7 +133,7 @@ export async function servePostgres(db: PGlite, opts: ServeOptions): Promise<Pos
       } catch (err) {
         if (!socket.destroyed) socket.write(errorResponse('XX000', (err as Error).message))
       }
-      opts.onBusy?.(false)
+      opts.onBusy?.(false, application)
       if (endsExchange && (db.closed || !db.isInTransaction())) lock.release(id)
     }
 
@@ -159,7 +161,9 @@ export async function servePostgres(db: PGlite, opts: ServeOptions): Promise<Pos
           }
           started = true
           const salt = randomBytes(4)
-          signingIn = { startup: Buffer.from(msg), user: startupParams(msg).user ?? '', salt }
+          const params = startupParams(msg)
+          application = params.application_name
+          signingIn = { startup: Buffer.from(msg), user: params.user ?? '', salt }
           const challenge = Buffer.alloc(13)
           challenge.write('R', 0)
           challenge.writeInt32BE(12, 1)

@@ -4,9 +4,10 @@
  * neither a slow statement nor the socket's traffic ever holds the main
  * thread. Tells the parent its port and when it has closed (PGlite
  * flushed) after a `close` message, and shows it in shared memory since when
- * PGlite has been running its current message.
+ * PGlite has been running its current message and how long that may last.
  */
 import { parentPort, workerData } from 'node:worker_threads'
+import { searchBudgetOf } from '../core/search/settings'
 import { servePostgres } from './postgres-server'
 import { openPglite } from './search-store'
 
@@ -15,8 +16,10 @@ export interface SearchWorkerData {
   readonly host: string
   readonly port: number
   readonly password: string
-  /** `[0]`: when PGlite started the message it is running (epoch ms), 0 when idle. */
+  /** `[0]`: when PGlite started the message it is running (epoch ms), 0 when idle; `[1]`: how long that message may run (ms), 0 for the server's limit. */
   readonly busySince: BigInt64Array
+  /** How long a search's statement may run past the budget its connection announces (see `searchBudgetOf`). */
+  readonly searchGraceMs: number
 }
 
 export type SearchWorkerMessage = { t: 'ready'; port: number; url: string } | { t: 'closed' } | { t: 'failed'; message: string }
@@ -26,7 +29,13 @@ const post = (m: SearchWorkerMessage) => parentPort!.postMessage(m)
 
 try {
   const store = await openPglite(data.dir)
-  const server = await servePostgres(store.pg, { host: data.host, port: data.port, password: data.password, onBusy: (busy) => void Atomics.store(data.busySince, 0, busy ? BigInt(Date.now()) : 0n) }).catch(async (err) => {
+  /** Shows the parent since when PGlite runs its current message, and how long that may last (a search's: its budget and the grace). */
+  const onBusy = (busy: boolean, application: string | undefined) => {
+    const budget = searchBudgetOf(application)
+    Atomics.store(data.busySince, 1, busy && budget !== undefined ? BigInt(budget + data.searchGraceMs) : 0n)
+    Atomics.store(data.busySince, 0, busy ? BigInt(Date.now()) : 0n)
+  }
+  const server = await servePostgres(store.pg, { host: data.host, port: data.port, password: data.password, onBusy }).catch(async (err) => {
     await store.close()
     throw err
   })

@@ -12,7 +12,7 @@ import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type 
 import { schemaForPrefix } from '../core/search/store'
 import { retentionDays, searchTimeoutMs } from '../core/search/settings'
 import { recoverWaitMs } from '../core/recover/outcome'
-import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
+import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, localTriggerSettings, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
@@ -183,7 +183,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           kinesis: aws.kinesis,
           streamName: names.streams[t.stream],
           functionName: t.function,
-          settings: capWindow({ ...triggerSettings(t), ...opts.triggerOverrides }, opts.batchingWindowCapSeconds),
+          settings: capWindow({ ...localTriggerSettings(t), ...opts.triggerOverrides }, opts.batchingWindowCapSeconds),
           checkpoints,
           invoke: (event) => invoke(t.function, event),
           writeFailure: async (doc) => {

@@ -10,7 +10,7 @@ import {
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda'
 import type { StreamTriggerSettings } from '../infra/functions'
 import { markDown, markUp } from '../runtime/dependencies'
-import { isSetupError } from '../runtime/setup-error'
+import { isDependencyUnavailable, isSetupError } from '../runtime/setup-error'
 import type { CheckpointStore } from './checkpoints'
 import { countStreamRead } from './metrics'
 
@@ -49,9 +49,13 @@ type Outcome =
   | { kind: 'error'; message: string }
   /** The function could not set itself up: not about these records. */
   | { kind: 'setup'; message: string }
+  /** The function cannot write where its records go (its store is down): not about these records either. */
+  | { kind: 'unavailable'; message: string }
 
 /** Longest pause between two attempts of a function that cannot set itself up. */
 const SETUP_RETRY_MAX_MS = 10_000
+/** Longest pause between two attempts of a function whose store is unavailable (a restarting store is back within seconds). */
+const UNAVAILABLE_RETRY_MAX_MS = 2_000
 
 const ARN_PREFIX = 'arn:aws:kinesis:us-east-1:000000000000:stream/'
 
@@ -272,16 +276,18 @@ class ShardPoller {
         batch = await this.dropExpired(batch)
         if (batch.length === 0) break
         const outcome = await this.invoke(batch)
-        this.report(outcome)
+        this.report(outcome, batch.length + this.buffer.length)
         if (outcome.kind === 'ok') {
           await this.checkpoint(batch.at(-1)!)
           break
         }
-        if (outcome.kind === 'setup') {
+        if (outcome.kind === 'setup' || outcome.kind === 'unavailable') {
           // Not about these records: no retry is spent, nothing is checkpointed
           // or sent to the failure location; the batch waits and is tried again.
-          if (paused++ === 0) this.log(`${this.o.id} ${this.shardId}: ${this.o.functionName} cannot set itself up (${outcome.message}); records wait in the stream, trying again`)
-          await this.sleep(Math.min(SETUP_RETRY_MAX_MS, (this.o.retryDelayMs ?? 200) * 2 ** Math.min(paused - 1, 16)))
+          const what = outcome.kind === 'setup' ? 'cannot set itself up' : 'cannot write'
+          if (paused++ === 0) this.log(`${this.o.id} ${this.shardId}: ${this.o.functionName} ${what} (${outcome.message}); records wait in the stream, trying again`)
+          const max = outcome.kind === 'setup' ? SETUP_RETRY_MAX_MS : UNAVAILABLE_RETRY_MAX_MS
+          await this.sleep(Math.min(max, (this.o.retryDelayMs ?? 200) * 2 ** Math.min(paused - 1, 16)))
           if (!this.running) return // resumes from the checkpoint on the next start
           continue
         }
@@ -342,11 +348,16 @@ class ShardPoller {
   }
 
   /** Tells `/health` when the function cannot set itself up or fails invocation after invocation, and when it is well again. */
-  private report(outcome: Outcome): void {
+  private report(outcome: Outcome, waiting: number): void {
     const fn = this.o.functionName
     if (outcome.kind === 'setup') {
       this.setupFailures++
       markDown(this.component, `${fn}: configuration cannot be loaded (tried ${this.setupFailures} times): ${oneLine(outcome.message)}; records wait in the stream`)
+      return
+    }
+    if (outcome.kind === 'unavailable') {
+      // at once: a loader that cannot write is a fault, and its records are not moving
+      markDown(this.component, `${fn} ${oneLine(outcome.message)}; ${waiting} record(s) read so far wait in the stream`)
       return
     }
     this.setupFailures = 0
@@ -366,7 +377,7 @@ class ShardPoller {
       result = await this.o.invoke(this.event(batch))
     } catch (err) {
       const message = (err as Error)?.message ?? String(err)
-      return isSetupError(err) ? { kind: 'setup', message } : { kind: 'error', message }
+      return isSetupError(err) ? { kind: 'setup', message } : isDependencyUnavailable(err) ? { kind: 'unavailable', message } : { kind: 'error', message }
     }
     if (!this.s.reportBatchItemFailures) return { kind: 'ok' }
     const failures = (result as { batchItemFailures?: { itemIdentifier?: unknown }[] } | null | undefined)?.batchItemFailures

@@ -11,8 +11,8 @@ export interface PostgresClient extends SqlClient {
   close(): Promise<void>
 }
 
-export function postgresClient(url: string, maxConnections = 1): PostgresClient {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, idleTimeoutMillis: 0, connectionTimeoutMillis: 10_000 })
+export function postgresClient(url: string, maxConnections = 1, opts: { applicationName?: string } = {}): PostgresClient {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, idleTimeoutMillis: 0, connectionTimeoutMillis: 10_000, ...(opts.applicationName ? { application_name: opts.applicationName } : {}) })
   // An idle connection that breaks (the server restarted) is dropped from the pool, not thrown.
   pool.on('error', () => {})
   const over = (q: pg.Pool | pg.PoolClient, inTransaction: boolean): SqlClient => ({
@@ -23,6 +23,10 @@ export function postgresClient(url: string, maxConnections = 1): PostgresClient 
     async transaction(fn) {
       if (inTransaction) return fn(over(q, true))
       const c = await pool.connect()
+      // a connection that breaks between two statements (the server restarted) fails the next one; unheard, it would end the process
+      let lost: Error | undefined
+      const broken = (err: Error) => void (lost = err)
+      c.on('error', broken)
       try {
         await c.query('BEGIN')
         const result = await fn(over(c, true))
@@ -32,7 +36,8 @@ export function postgresClient(url: string, maxConnections = 1): PostgresClient 
         await c.query('ROLLBACK').catch(() => {})
         throw err
       } finally {
-        c.release()
+        c.off('error', broken)
+        c.release(lost) // a broken connection is closed, not given to the next caller
       }
     },
   })

@@ -22,3 +22,20 @@ export function isSetupError(err: unknown): boolean {
   const name = (err as { name?: unknown } | null | undefined)?.name
   return name === 'FunctionSetupError' || name === 'EnrichSetupError'
 }
+
+/**
+ * A function cannot write where its records go (its store is down,
+ * restarting or refusing connections): not about the records either. The
+ * local stream trigger then waits, as for a set-up failure, spending none of
+ * the batch's retries, and `/health` says what cannot be written and how many
+ * records wait. On Lambda it is a function error like any other (retried,
+ * then the on-failure destination).
+ */
+export class DependencyUnavailableError extends Error {
+  override readonly name: string = 'DependencyUnavailableError'
+}
+
+/** Whether `err` is a `DependencyUnavailableError` (by class here, by name when it crossed a process boundary). */
+export function isDependencyUnavailable(err: unknown): boolean {
+  return err instanceof DependencyUnavailableError || (err as { name?: unknown } | null | undefined)?.name === 'DependencyUnavailableError'
+}

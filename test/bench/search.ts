@@ -23,7 +23,7 @@ import { Enricher, type BatchContext } from '../../lib/core/enrich/enrich'
 import { ENRICH_PROCESSOR } from '../../lib/core/enrich/version'
 import { defaultResolver } from '../../lib/runtime/default-resolver'
 import { documentsOf, loadBatch } from '../../lib/core/search/loader'
-import { micro } from '../../lib/core/search/micro'
+import { micro, microText } from '../../lib/core/search/micro'
 import { count, search } from '../../lib/core/search/query'
 import { countDocuments, migrate, schemaForPrefix, searchDb } from '../../lib/core/search/store'
 import { encodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
@@ -125,7 +125,14 @@ const queries: [string, () => Promise<unknown>][] = [
   ['_search app_id:shop AND event:unstruct, page of 50', () => search(db, 'good', { params: { q: 'app_id:shop AND event:unstruct', size: '50', sort: 'collector_tstamp:desc' } })],
   ['_search matching nothing (worst case), page of 50', () => search(db, 'good', { params: { q: 'app_id:nope AND event:unstruct', size: '50', sort: 'collector_tstamp:desc' } })],
   ['date_histogram, last 24 h, 1 h buckets', () => search(db, 'good', { params: {}, body: { size: 0, query: { range: { collector_tstamp: { gte: 'now-24h' } } }, aggs: { h: { date_histogram: { field: 'collector_tstamp', fixed_interval: '1h' } } } } })],
-  ['/micro/good schema filter, limit 50', () => micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify({ schema: LINK_CLICK, limit: 50 }) }, deps)],
+  [
+    '/micro/good schema filter, limit 50',
+    async () => {
+      const m = await micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify({ schema: LINK_CLICK, limit: 50 }) }, deps)
+      await microText(m) // the answer is read page by page as it is written
+      return m
+    },
+  ],
 ]
 for (const [name, q] of queries) {
   const r = (await q()) as { ok?: boolean; status?: number }

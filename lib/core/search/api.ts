@@ -147,7 +147,7 @@ export function searchApi(deps: SearchApiDeps): HttpHandler {
       if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)
       const work = (async (): Promise<HttpResponse> => {
         const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
-        return { statusCode: r.status, headers: r.headers, body: r.body }
+        return { statusCode: r.status, headers: r.headers, body: r.body, ...(r.stream ? { stream: r.stream } : {}) }
       })()
       return within(budget, work, () => text(504, `The request took longer than its budget of ${budget} ms and was abandoned`))
     }

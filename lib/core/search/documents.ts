@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import { FIELD_KINDS, FIELDS } from '../enrich/fields'
 import { tryShred } from '../enrich/shred'
+import { MAX_DEPTH, sanitizeColumn, sanitizeDocument, sanitizeLine, sanitizeStrings } from './sanitize'
 import { badRowWords } from './words'
 
 /** The atomic fields of the shredded JSON, in order (the self-describing columns are shredded into other keys). */
@@ -120,10 +121,11 @@ export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument
   const ts = Date.parse(String(j.collector_tstamp))
   if (!Number.isFinite(ts)) return { ok: false, error: 'not an enriched event: no collector_tstamp' }
   const [v, n, f, ver] = [str(j.event_vendor), str(j.event_name), str(j.event_format), str(j.event_version)]
-  return {
-    ok: true,
-    value: { id, collectorTstamp: ts, appId: str(j.app_id), eventType: str(j.event), eventName: n, schema: v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, failed, doc: withoutNulls(j), line: text, specIds: specIdsOfEvent(j) },
-  }
+  const notes = new Set<string>()
+  const cleanLine = sanitizeLine(text, notes)
+  const columns = { id: sanitizeColumn(id, notes)!, appId: sanitizeColumn(str(j.app_id), notes), eventType: sanitizeColumn(str(j.event), notes), eventName: sanitizeColumn(n, notes), schema: sanitizeColumn(v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, notes) }
+  const { doc } = sanitizeDocument(withoutNulls(j), notes)
+  return { ok: true, value: { ...columns, collectorTstamp: ts, failed, doc, line: cleanLine, specIds: sanitizeStrings(specIdsOfEvent(j)) } }
 }
 
 /** Keys whose value is a string in some bad rows and an object or a list in others. */
@@ -132,8 +134,10 @@ const UNION_KEYS = new Set(['failure', 'payload', 'error', 'errors', 'message'])
 const AS_TEXT: readonly (readonly string[])[] = [['payload', 'raw', 'parameters'], ['expectedMapping'], ['json']]
 
 /** Mini's renaming: a union-typed key holding a string becomes `<key>_str`, holding a list `<key>_list`; some variable objects become text. */
-export function renameUnions(v: unknown, path: readonly string[] = []): unknown {
-  if (Array.isArray(v)) return v.map((x) => renameUnions(x, path))
+export function renameUnions(v: unknown, path: readonly string[] = [], depth = 0): unknown {
+  // deeper values are kept as JSON text by the sanitizer: no need to go further (nor to overflow the stack)
+  if (depth > MAX_DEPTH) return v
+  if (Array.isArray(v)) return v.map((x) => renameUnions(x, path, depth + 1))
   if (v === null || typeof v !== 'object') return v
   const out: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
@@ -143,7 +147,7 @@ export function renameUnions(v: unknown, path: readonly string[] = []): unknown 
       continue
     }
     const key = UNION_KEYS.has(k) ? (typeof x === 'string' ? `${k}_str` : Array.isArray(x) ? `${k}_list` : k) : k
-    out[key] = renameUnions(x, here)
+    out[key] = renameUnions(x, here, depth + 1)
   }
   return out
 }
@@ -163,8 +167,12 @@ export function badDocument(line: string, now: number): Parsed<BadDocument> {
   const r = row as { schema: string; data?: { failure?: { timestamp?: unknown } } }
   const ts = Date.parse(String(r.data?.failure?.timestamp ?? ''))
   const name = /^iglu:[^/]+\/([^/]+)\//.exec(r.schema)?.[1] ?? null
+  const notes = new Set<string>()
+  const cleanLine = sanitizeLine(text, notes)
+  const failureType = sanitizeColumn(name, notes)
+  const { doc } = sanitizeDocument(renameUnions(row) as Record<string, unknown>, notes)
   return {
     ok: true,
-    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType: name, doc: renameUnions(row) as Record<string, unknown>, line: text, words: badRowWords(row), specIds: specIdsOfBadRow(row) },
+    value: { id: createHash('sha256').update(text).digest('hex'), timestamp: Number.isFinite(ts) ? ts : now, failureType, doc, line: cleanLine, words: sanitizeStrings(badRowWords(row)), specIds: sanitizeStrings(specIdsOfBadRow(row)) },
   }
 }

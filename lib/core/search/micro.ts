@@ -29,6 +29,8 @@ export interface MicroResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
+  /** Instead of `body`: the body's text as it is read, page by page (an answer over every stored event is never built whole). */
+  readonly stream?: AsyncIterable<string>
 }
 
 export type SchemaLookup = { ok: true; schema: unknown } | { ok: false; errors: unknown }
@@ -237,7 +239,16 @@ async function counts(db: SearchDb) {
   return { total: good + bad, good, bad }
 }
 
-async function good(db: SearchDb, body: Record<string, unknown>) {
+/** Events read per statement by `/micro/good`: its answer is written page by page, never held whole. */
+export const GOOD_PAGE_SIZE = 200
+
+/**
+ * `/micro/good`'s answer, a JSON array written as it is read: the request is
+ * checked first (a bad one throws `BadRequest` before anything is written),
+ * then the events come in pages of `pageSize`, newest first, each page read
+ * after the one before (keyset on arrival order), so memory holds one page.
+ */
+function goodStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD_PAGE_SIZE): AsyncIterable<string> {
   const eventType = optionalString(body, 'event_type')
   const schema = optionalString(body, 'schema')
   const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
@@ -251,43 +262,84 @@ async function good(db: SearchDb, body: Record<string, unknown>) {
   if (eventType !== undefined) where.push(`g.event_type = ${p(eventType)}`)
   if (schema !== undefined) where.push(`g.schema_uri = ${p(schema)}`)
   // a context's shredded key is in the document: a cheap first cut, checked exactly below
+  let none = false
   for (const uri of contexts) {
     const m = /^iglu:([^/]+)\/([^/]+)\/[^/]+\/([0-9]+)-[0-9]+-[0-9]+$/.exec(uri)
-    if (!m) return []
+    if (!m) none = true
     where.push(`position(${p(`"${uri}"`)} in g.line) > 0`)
   }
-  const lim = limit !== undefined && contexts.length === 0 ? ` LIMIT ${p(limit)}` : ''
   const t = tablesOf(db)
-  // each event with the request it came from, when that was kept (by event id and collector time)
-  const r = await db.sql.query<GoodRow>(
-    `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context
-       FROM ${t.good} g
-       LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
-       LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
-       WHERE ${where.join(' AND ')} ORDER BY g.collector_tstamp DESC, g.seq DESC${lim}`,
-    params,
-  )
-  let events = r.rows.map(goodEvent)
-  if (contexts.length > 0) events = events.filter((e) => contexts.every((c) => e.contexts.includes(c)))
-  return limit === undefined ? events : events.slice(0, limit)
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield '['
+      let sent = 0
+      let after: { ts: string; seq: string } | undefined
+      while (!none && (limit === undefined || sent < limit)) {
+        const ps = [...params]
+        const cursor = after ? ` AND (g.collector_tstamp, g.seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
+        // each event with the request it came from, when that was kept (by event id and collector time)
+        const r = await db.sql.query<GoodRow & { cursor_ts: string; cursor_seq: string }>(
+          `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context,
+                  g.collector_tstamp::text AS cursor_ts, g.seq::text AS cursor_seq
+             FROM ${t.good} g
+             LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
+             LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
+             WHERE ${where.join(' AND ')}${cursor} ORDER BY g.collector_tstamp DESC, g.seq DESC LIMIT ${pageSize}`,
+          ps,
+        )
+        const out: string[] = []
+        for (const row of r.rows) {
+          const e = goodEvent(row)
+          if (contexts.length > 0 && !contexts.every((c) => e.contexts.includes(c))) continue
+          if (limit !== undefined && sent >= limit) break
+          out.push(`${sent++ === 0 ? '' : ','}${JSON.stringify(e)}`)
+        }
+        if (out.length > 0) yield out.join('')
+        if (r.rows.length < pageSize) break
+        const last = r.rows.at(-1)!
+        after = { ts: last.cursor_ts, seq: last.cursor_seq }
+      }
+      yield ']'
+    },
+  }
 }
 
-async function bad(db: SearchDb, body: Record<string, unknown>) {
+/** `/micro/bad`'s answer, written as it is read, page by page, as `/micro/good`'s (see `goodStream`). */
+function badStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD_PAGE_SIZE): AsyncIterable<string> {
   const vendor = optionalString(body, 'vendor')
   const version = optionalString(body, 'version')
   const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
-  const filtered = vendor !== undefined || version !== undefined
-  const params: unknown[] = []
-  const lim = limit !== undefined && !filtered ? ` LIMIT $1` : ''
-  if (lim) params.push(limit)
-  const r = await db.sql.query<{ line: string }>(`SELECT line FROM ${tablesOf(db).bad} WHERE recovered IS NULL ORDER BY failure_timestamp DESC, seq DESC${lim}`, params)
-  let events = r.rows.map((row) => {
-    const parsed = JSON.parse(row.line) as Record<string, unknown>
-    return { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
-  })
-  if (vendor !== undefined) events = events.filter((e) => e.rawEvent?.api.vendor === vendor)
-  if (version !== undefined) events = events.filter((e) => e.rawEvent?.api.version === version)
-  return limit === undefined ? events : events.slice(0, limit)
+  const table = tablesOf(db).bad
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield '['
+      let sent = 0
+      let after: { ts: string; seq: string } | undefined
+      while (limit === undefined || sent < limit) {
+        const ps: unknown[] = []
+        const cursor = after ? ` AND (failure_timestamp, seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
+        const r = await db.sql.query<{ line: string; cursor_ts: string; cursor_seq: string }>(
+          // the cursor's columns under names of their own: ORDER BY would take an output column named `seq` for the table's
+          `SELECT line, failure_timestamp::text AS cursor_ts, seq::text AS cursor_seq FROM ${table} WHERE recovered IS NULL${cursor} ORDER BY failure_timestamp DESC, seq DESC LIMIT ${pageSize}`,
+          ps,
+        )
+        const out: string[] = []
+        for (const row of r.rows) {
+          const parsed = JSON.parse(row.line) as Record<string, unknown>
+          const e = { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
+          if (vendor !== undefined && e.rawEvent?.api.vendor !== vendor) continue
+          if (version !== undefined && e.rawEvent?.api.version !== version) continue
+          if (limit !== undefined && sent >= limit) break
+          out.push(`${sent++ === 0 ? '' : ','}${JSON.stringify(e)}`)
+        }
+        if (out.length > 0) yield out.join('')
+        if (r.rows.length < pageSize) break
+        const last = r.rows.at(-1)!
+        after = { ts: last.cursor_ts, seq: last.cursor_seq }
+      }
+      yield ']'
+    },
+  }
 }
 
 const TYPED_SORT: Record<string, string> = { collector_tstamp: 'collector_tstamp', event_id: 'id', app_id: 'app_id', event: 'event_type', event_name: 'event_name' }
@@ -416,6 +468,14 @@ async function timeline(db: SearchDb, body: Record<string, unknown>) {
 const notFound = () => message(404, `Path for micro has to be one of: ${MICRO_ROUTES.join(' ')}`)
 const methods = (req: MicroRequest, allowed: readonly string[]) => (allowed.includes(req.method) ? undefined : textAnswer(405, `${req.path} accepts ${allowed.join(', ')}`, { allow: allowed.join(', ') }))
 
+/** The whole text of an answer (a streamed one read to its end): for callers that want it in memory. */
+export async function microText(r: MicroResponse): Promise<string> {
+  if (r.stream === undefined) return r.body
+  const parts: string[] = []
+  for await (const chunk of r.stream) parts.push(chunk)
+  return parts.join('')
+}
+
 /** Answers one `/micro/*` request. */
 export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): Promise<MicroResponse> {
   const path = req.path.replace(/\/+$/, '')
@@ -424,9 +484,9 @@ export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): P
       case '/micro/all':
         return methods(req, ['GET', 'POST']) ?? ok(await counts(db))
       case '/micro/good':
-        return methods(req, ['GET', 'POST']) ?? ok(await good(db, req.method === 'POST' ? parseBody(req.body) : {}))
+        return methods(req, ['GET', 'POST']) ?? { status: 200, headers: JSON_TYPE, body: '', stream: goodStream(db, req.method === 'POST' ? parseBody(req.body) : {}) }
       case '/micro/bad':
-        return methods(req, ['GET', 'POST']) ?? ok(await bad(db, req.method === 'POST' ? parseBody(req.body) : {}))
+        return methods(req, ['GET', 'POST']) ?? { status: 200, headers: JSON_TYPE, body: '', stream: badStream(db, req.method === 'POST' ? parseBody(req.body) : {}) }
       case '/micro/reset': {
         const m = methods(req, ['GET', 'POST'])
         if (m) return m

@@ -9,6 +9,20 @@ export function retentionDays(env: Readonly<Record<string, string | undefined>>)
   return n
 }
 
+/**
+ * The PostgreSQL `application_name` of the search function's connections,
+ * with its time budget: the local store ends a statement of theirs soon
+ * after that budget, since the request was answered 504 and nobody waits
+ * for it (see `lib/local/search-server.ts`).
+ */
+export const searchApplicationName = (budgetMs: number): string => `floe-search budget=${budgetMs}ms`
+
+/** The budget a connection's `application_name` announces, if it is a search's. */
+export function searchBudgetOf(applicationName: string | undefined): number | undefined {
+  const m = /^floe-search budget=([0-9]{1,9})ms$/.exec(applicationName ?? '')
+  return m ? Number(m[1]) : undefined
+}
+
 /** The default time budget of one search-store request. */
 export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000
 

@@ -14,6 +14,9 @@ export const MAX_WORD_LENGTH = 255
 /** Largest base64 parameter decoded for its words. */
 const MAX_DECODED = 256 * 1024
 
+/** Nesting walked for words (deeper values are stored as JSON text, found with wildcards). */
+const MAX_WALK_DEPTH = 100
+
 const WORD = /[\p{L}\p{N}_]*[\p{L}\p{N}][\p{L}\p{N}_]*/gu
 const BASE64 = /^[A-Za-z0-9+/_-]+=*$/
 
@@ -44,8 +47,8 @@ export function badRowWords(row: unknown): string[] {
       words.add(w)
     }
   }
-  const walk = (v: unknown, key: string | undefined): void => {
-    if (words.size >= MAX_WORDS) return
+  const walk = (v: unknown, key: string | undefined, depth = 0): void => {
+    if (words.size >= MAX_WORDS || depth > MAX_WALK_DEPTH) return
     if (typeof v === 'string') {
       add(v)
       if (key === 'value' || key === 'ue_px' || key === 'cx') {
@@ -53,9 +56,9 @@ export function badRowWords(row: unknown): string[] {
         if (d !== undefined) add(d)
       }
     } else if (Array.isArray(v)) {
-      for (const x of v) walk(x, key)
+      for (const x of v) walk(x, key, depth + 1)
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, k)
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, k, depth + 1)
     } else if (typeof v === 'number' || typeof v === 'boolean') {
       add(String(v))
     }

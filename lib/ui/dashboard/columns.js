@@ -180,3 +180,12 @@ export function sourceOf(index, ids) {
   for (const id of ids) for (const p of columnOf(index, id).source) paths.add(p)
   return [...paths]
 }
+
+/** The key under which the search store lists what it replaced to store a document (lib/core/search/sanitize.ts). */
+export const SANITIZED_KEY = 'floe_sanitized'
+
+/** What the store replaced to store this document (empty when it was stored as it came). */
+export function sanitizedNotes(doc) {
+  const notes = doc?.[SANITIZED_KEY]
+  return Array.isArray(notes) ? notes.map(String) : []
+}

@@ -5,7 +5,7 @@ import { fmtTime, igluName } from '../shared/format.js'
 import { html } from '../shared/html.js'
 import { JsonView } from '../shared/json-view.js'
 import { Notice } from '../shared/layout.js'
-import { badRowMessages, failedEventName, failedEventOf } from './columns.js'
+import { badRowMessages, failedEventName, failedEventOf, sanitizedNotes } from './columns.js'
 
 /** What identifies a failed event, in this order (its enriched fields, when set). */
 const EVENT_FIELDS = ['event_name', 'event', 'event_vendor', 'event_version', 'app_id', 'event_id', 'collector_tstamp', 'user_id', 'page_url']
@@ -31,6 +31,14 @@ function Failure({ doc, type, messages, utc }) {
           ${fields.map((f) => html`<div key=${f}><dt class="mono">${f}</dt><dd class="mono">${String(event[f])}</dd></div>`)}
         </dl>`
       : null}
+  </section>`
+}
+
+/** A document stored in a form the store accepts, not exactly as it came: what was replaced. */
+function Sanitized({ notes }) {
+  return html`<section class="sanitized" data-testid="sanitized">
+    <span class="badge warn" title="The search store could not take this record as it was">stored sanitized</span>
+    <ul class="small">${notes.map((n, i) => html`<li key=${i}>${String(n)}</li>`)}</ul>
   </section>`
 }
 
@@ -67,6 +75,7 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
         </div>
       </header>
       <${Notice}>${error}<//>
+      ${sanitizedNotes(doc).length > 0 ? html`<${Sanitized} notes=${sanitizedNotes(doc)} />` : null}
       ${index === 'bad' && doc ? html`<${Failure} doc=${doc} type=${type} messages=${messages} utc=${utc} />` : null}
       ${loading && !doc
         ? html`<p aria-busy="true">loading…</p>`

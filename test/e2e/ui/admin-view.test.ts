@@ -2,8 +2,8 @@
  * What the signed-in administrator sees without extra steps, in headless
  * Chromium against a whole local stack: the registry's private schemas
  * without an API key, a failed event's failure and name first in its panel,
- * and the dashboard's side figures leaving "loading…" when the store
- * refuses the query. Counts are written with their plural right.
+ * the dashboard's side figures leaving "loading…" when the store refuses
+ * the query, and the mark of a bad row stored sanitized. Counts are written with their plural right.
  */
 import { randomUUID } from 'node:crypto'
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
@@ -115,6 +115,23 @@ describe('/dashboard-ui', () => {
     await until(() => side.getByTestId('breakdown').count()).toBe(1)
     expect(await side.getByTestId('breakdown-error').count()).toBe(0)
   }, 60_000)
+
+  it('marks a bad row the store took only sanitized, and says what was replaced', async () => {
+    // an anonymous request with NUL bytes: its bad row holds \u0000, which the store's jsonb refuses as it is
+    const r = await fetch(url('/com.snowplowanalytics.snowplow/tp2'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from('garbage\x00\x01binary', 'latin1') })
+    expect(r.status).toBe(200)
+    const sanitized = async () => ((await (await fetch(url('/search-store/bad/_count?q=_exists_:floe_sanitized'), { headers: withAuth() })).json()) as { count: number }).count
+    await until(sanitized, 150_000).toBe(1)
+    await page.goto(url('/dashboard-ui#index=bad&range=1h'))
+    await page.getByTestId('query').fill('_exists_:floe_sanitized')
+    await page.getByTestId('search').click()
+    const rows = page.getByTestId('events').locator('tbody tr')
+    await until(() => rows.count()).toBe(1)
+    await rows.first().click()
+    const badge = page.getByTestId('drawer').getByTestId('sanitized')
+    await until(() => textOf(badge)).toMatch(/stored sanitized[\s\S]*NUL characters \(U\+0000\) replaced by U\+FFFD/i)
+    await page.keyboard.press('Escape')
+  }, 240_000)
 
   it('raised no error in any page', () => {
     expect(pageErrors).toEqual([])

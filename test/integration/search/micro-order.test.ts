@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadBatch } from '../../../lib/core/search/loader'
-import { micro } from '../../../lib/core/search/micro'
+import { micro, microText } from '../../../lib/core/search/micro'
 import type { SearchDb } from '../../../lib/core/search/store'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 import { batch, COLLECTED, enricher, tp2 } from '../../unit/enrich/helpers'
 
 let store: LocalSearchStore
 let db: SearchDb
-const call = async (method: string, path: string, body: unknown = {}) => JSON.parse((await micro(db, { method, path, body: JSON.stringify(body) }, { lookupSchema: async () => ({ ok: false, errors: {} }) })).body)
+const call = async (method: string, path: string, body: unknown = {}) => JSON.parse(await microText(await micro(db, { method, path, body: JSON.stringify(body) }, { lookupSchema: async () => ({ ok: false, errors: {} }) })))
 const badRow = (i: number) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-0', data: { failure: { timestamp: '2025-04-30T10:05:00Z', messages: [{ n: i }] }, payload: { raw: { vendor: 'com.snowplowanalytics.snowplow', version: 'tp2', parameters: [{ name: 'se_la', value: `b${i}` }] } } } })
 
 beforeAll(async () => {

@@ -7,7 +7,7 @@
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadBatch } from '../../../lib/core/search/loader'
-import { micro } from '../../../lib/core/search/micro'
+import { micro, microText } from '../../../lib/core/search/micro'
 import { purgeOlderThan, tablesOf, type SearchDb } from '../../../lib/core/search/store'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 import { batch, COLLECTED, enricher, payload, tp2 } from '../../unit/enrich/helpers'
@@ -53,7 +53,7 @@ function framed(p: Buffer): Buffer {
 
 let store: LocalSearchStore
 let db: SearchDb
-const good = async (body: unknown = {}) => JSON.parse((await micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify(body) }, { lookupSchema: async () => ({ ok: false, errors: {} }) })).body) as any[]
+const good = async (body: unknown = {}) => JSON.parse(await microText(await micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify(body) }, { lookupSchema: async () => ({ ok: false, errors: {} }) }))) as any[]
 
 beforeAll(async () => {
   store = await openLocalSearchStore()

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadBatch } from '../../../lib/core/search/loader'
-import { micro, type MicroDeps } from '../../../lib/core/search/micro'
+import { micro, microText, type MicroDeps } from '../../../lib/core/search/micro'
 import type { SearchDb } from '../../../lib/core/search/store'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 import { batch, COLLECTED, enricher, tp2 } from '../../unit/enrich/helpers'
@@ -25,7 +25,8 @@ const deps: MicroDeps = {
     vendor === 'com.acme' && name === 'thing' ? { ok: true, schema: { self: { vendor, name, format, version } } } : { ok: false, errors: { message: 'not found', lookupHistory: [{ repository: 'floe', errors: ['NotFound'] }] } },
 }
 const call = async (method: string, path: string, body: unknown = '') => {
-  const r = await micro(db, { method, path, body: typeof body === 'string' ? body : JSON.stringify(body) }, deps)
+  const answer = await micro(db, { method, path, body: typeof body === 'string' ? body : JSON.stringify(body) }, deps)
+  const { stream: _, ...r } = { ...answer, body: await microText(answer) }
   return { ...r, json: () => JSON.parse(r.body) }
 }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { dataApiParameter, namedPlaceholders, rdsDataClient } from '../../../lib/aws/rds-data'
 import { loadBatch } from '../../../lib/core/search/loader'
 import { count, search } from '../../../lib/core/search/query'
-import { micro } from '../../../lib/core/search/micro'
+import { micro, microText } from '../../../lib/core/search/micro'
 import { countDocuments, deleteIndex, migrate, MIGRATIONS, purgeOlderThan, searchDb, type SearchDb, type SqlClient } from '../../../lib/core/search/store'
 import { pgliteClient } from '../../../lib/local/search-store'
 import { DATA_API_TARGET, useRdsDataApi } from '../../support/rds-data-server'
@@ -54,7 +54,8 @@ async function scenario(db: SearchDb): Promise<unknown[]> {
   const s = await search(db, 'good', { params: {}, body: { query: { bool: { filter: [{ term: { app_id: 'app-0' } }] } }, sort: [{ collector_tstamp: 'desc' }], size: 2, aggs: { apps: { terms: { field: 'app_id' } } } } })
   out.push(s.ok ? { ...s.value, took: 0 } : s)
   const m = await micro(db, { method: 'POST', path: '/micro/good', body: JSON.stringify({ event_type: 'struct', limit: 2 }) }, { lookupSchema: async () => ({ ok: false, errors: [] }) })
-  out.push(m)
+  const { stream: _, ...whole } = { ...m, body: await microText(m) }
+  out.push(whole)
   out.push(await purgeOlderThan(db, 7, Date.UTC(2025, 4, 2)))
   await deleteIndex(db, 'bad')
   out.push(await countDocuments(db, 'bad'))
