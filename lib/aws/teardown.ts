@@ -17,7 +17,7 @@ import {
   ModifyDBClusterCommand,
   RDSClient,
 } from '@aws-sdk/client-rds'
-import { DeleteBucketCommand, DeleteObjectsCommand, HeadBucketCommand, ListObjectsV2Command, ListObjectVersionsCommand, type ObjectIdentifier, type S3Client } from '@aws-sdk/client-s3'
+import { DeleteBucketCommand, DeleteObjectsCommand, HeadBucketCommand, ListObjectsV2Command, ListObjectVersionsCommand, type ListObjectVersionsCommandOutput, type ObjectIdentifier, type S3Client } from '@aws-sdk/client-s3'
 import { DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import type { PlannedResource, ResourceFacts, StackDescription, StackResource } from '../core/teardown/teardown-plan'
 import type { TeardownPort } from '../core/teardown/teardown-run'
@@ -83,16 +83,30 @@ export function teardownPort(c: TeardownClients): TeardownPort {
   const timeoutMs = c.timeoutMs ?? 60 * 60_000
 
   async function untilGone(r: PlannedResource): Promise<void> {
-    for (let waited = 0; ; waited += pollMs) {
+    // quick looks first (most deletions take a moment), then every pollMs
+    for (let waited = 0, i = 0; ; i++) {
       if (!(await facts(r)).exists) return
       if (waited >= timeoutMs) throw new Error(`${r.type} ${r.physicalId} is still there after ${Math.round(timeoutMs / 1000)} s`)
-      await sleep(pollMs)
+      const pause = Math.min(pollMs, 100 * 2 ** i)
+      await sleep(pause)
+      waited += pause
+    }
+  }
+
+  /** A bucket's object versions, or nothing from a store without versioning (it refuses the call). */
+  async function versionsPage(input: { Bucket: string; MaxKeys?: number; KeyMarker?: string; VersionIdMarker?: string }): Promise<ListObjectVersionsCommandOutput> {
+    try {
+      return await c.s3.send(new ListObjectVersionsCommand(input))
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } }
+      if (e?.name === 'MethodNotAllowed' || e?.name === 'NotImplemented' || e?.$metadata?.httpStatusCode === 405 || e?.$metadata?.httpStatusCode === 501) return { $metadata: {} }
+      throw err
     }
   }
 
   async function bucketPage(bucket: string): Promise<{ keys: ObjectIdentifier[]; bytes: number }> {
     // versions and delete markers first; a store without versioning answers the plain listing
-    const v = await c.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }))
+    const v = await versionsPage({ Bucket: bucket, MaxKeys: 1000 })
     const versions = [...(v.Versions ?? []), ...(v.DeleteMarkers ?? [])].filter((x) => x.Key !== undefined)
     if (versions.length > 0) {
       return {
@@ -113,7 +127,7 @@ export function teardownPort(c: TeardownClients): TeardownPort {
     let keyMarker: string | undefined
     let versionMarker: string | undefined
     for (let page = 0; page < COUNT_PAGES; page++) {
-      const v = await c.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, KeyMarker: keyMarker, VersionIdMarker: versionMarker }))
+      const v = await versionsPage({ Bucket: bucket, KeyMarker: keyMarker, VersionIdMarker: versionMarker })
       const versions = [...(v.Versions ?? []), ...(v.DeleteMarkers ?? [])]
       if (page === 0 && versions.length === 0) break
       objects += versions.length
@@ -137,19 +151,19 @@ export function teardownPort(c: TeardownClients): TeardownPort {
     const id = r.physicalId
     switch (r.kind) {
       case 'table':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           const { Table: t } = await c.ddb.send(new DescribeTableCommand({ TableName: id }))
           return { exists: true, bytes: t?.TableSizeBytes ?? 0, deletionProtection: t?.DeletionProtectionEnabled === true }
         }, GONE)
       case 'stream':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           const { StreamDescriptionSummary: s } = await c.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: id }))
           return { exists: true, shards: s?.OpenShardCount ?? 0, onDemand: s?.StreamModeDetails?.StreamMode === 'ON_DEMAND' }
         }, GONE)
       case 'bucket':
         return orNotFound(() => bucketFacts(id), GONE)
       case 'queue':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           await c.sqs.send(new GetQueueAttributesCommand({ QueueUrl: id, AttributeNames: ['QueueArn'] }))
           return { exists: true }
         }, GONE)
@@ -159,19 +173,19 @@ export function teardownPort(c: TeardownClients): TeardownPort {
         return g ? { exists: true, bytes: g.storedBytes ?? 0 } : GONE
       }
       case 'dbCluster':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           const { DBClusters = [] } = await c.rds.send(new DescribeDBClustersCommand({ DBClusterIdentifier: id }))
           const k = DBClusters[0]
           if (!k) return GONE
           return { exists: true, deletionProtection: k.DeletionProtection === true, minCapacity: k.ServerlessV2ScalingConfiguration?.MinCapacity ?? 0 }
         }, GONE)
       case 'dbInstance':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           const { DBInstances = [] } = await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))
           return DBInstances.length > 0 ? { exists: true } : GONE
         }, GONE)
       case 'dbSubnetGroup':
-        return orNotFound(async () => {
+        return orNotFound(async (): Promise<ResourceFacts> => {
           const { DBSubnetGroups = [] } = await c.rds.send(new DescribeDBSubnetGroupsCommand({ DBSubnetGroupName: id }))
           return DBSubnetGroups.length > 0 ? { exists: true } : GONE
         }, GONE)

@@ -88,10 +88,11 @@ export async function teardown(a: TeardownArgs, port: TeardownPort, io: Teardown
   const others = resources.filter((r) => !handled(r))
   const lines = [`This deletes the stack${stacks.length > 1 ? 's' : ''} ${stacks.map((s) => `${s.name} (${s.status})`).join(' and ')}, with:`]
   for (const r of resources.filter(handled)) lines.push(`  ${describeResource(r, KEEP_PRICES)}`)
-  if (others.length > 0) lines.push(`  and ${others.length} more resource${others.length === 1 ? '' : 's'} that go with ${stacks.length > 1 ? 'their stack' : 'the stack'} (functions, roles, policies, alarms, the API…)`)
+  if (others.length > 0) lines.push(`  and ${others.length} more resource${others.length === 1 ? ' that goes' : 's that go'} with ${stacks.length > 1 ? 'their stack' : 'the stack'} (functions, roles, policies, alarms, the API…)`)
   const total = totalWhileKept(resources, KEEP_PRICES)
   lines.push(`While kept, these cost about ${dollars(total.dollars)} a month (${prices.region} list prices of ${prices.asOf}${total.unknown ? `; ${total.unknown} without a standing charge in the price table` : ''}).`)
-  lines.push('Data deleted here cannot be recovered (no final snapshot of the Aurora cluster unless --final-snapshot; its manual snapshots are kept).')
+  const cluster = resources.some((r) => r.kind === 'dbCluster' && r.facts?.exists !== false)
+  lines.push(`Data deleted here cannot be recovered${cluster ? ` (the Aurora cluster: ${a.finalSnapshot ? `a final snapshot ${a.finalSnapshot} is taken` : 'no final snapshot unless --final-snapshot <id>'}; its manual snapshots are kept and bill until deleted)` : ''}.`)
   io.out(`${lines.join('\n')}\n`)
 
   if (!a.yes) {
@@ -124,12 +125,14 @@ async function awsPort(a: TeardownArgs) {
   const { KinesisClient } = await import('@aws-sdk/client-kinesis')
   const { S3Client } = await import('@aws-sdk/client-s3')
   const { SQSClient } = await import('@aws-sdk/client-sqs')
+  const { NodeHttpHandler } = await import('@smithy/node-http-handler')
   const region = a.target.region ?? /^arn:aws[a-z-]*:cloudformation:([a-z0-9-]+):/.exec(a.target.stack)?.[1]
   const config = { ...(region ? { region } : {}), ...(a.target.profile ? { profile: a.target.profile } : {}), maxAttempts: 3 }
   return teardownPort({
     stacks: cloudFormationStacks(new CloudFormationClient(config)),
     ddb: new DynamoDBClient(config),
-    kinesis: new KinesisClient(config),
+    // HTTP/1.1: every call here works on it (the SDK's default for Kinesis is HTTP/2)
+    kinesis: new KinesisClient({ ...config, requestHandler: new NodeHttpHandler({ connectionTimeout: 5000 }) }),
     s3: new S3Client(config),
     sqs: new SQSClient(config),
     logs: new CloudWatchLogsClient(config),
@@ -162,8 +165,11 @@ export async function runTeardownCommand(args: readonly string[], port?: Teardow
   } catch (err) {
     if (err instanceof UsageError) throw err
     const line = teardownFailure(err, a.target.stack)
-    if (line === undefined) throw err
-    throw new UsageError(line)
+    if (line !== undefined) throw new UsageError(line)
+    // anything else: one line too, and not a usage error
+    const e = err as { name?: string; message?: string }
+    io.err(`floe teardown: ${e?.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e?.message ?? String(err)}\n`)
+    return 1
   }
 }
 

@@ -7,7 +7,11 @@
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { buildApp } from 'fauxqs'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { QueueDecl } from '../infra/resources'
 
 export interface LocalSqs {
@@ -16,9 +20,32 @@ export interface LocalSqs {
   stop(): Promise<void>
 }
 
+/** The directory of the installed fauxqs package (its `exports` name only the main module). */
+function fauxqsDir(): string {
+  const require = createRequire(import.meta.url)
+  const dir = (require.resolve.paths('fauxqs') ?? []).map((d) => join(d, 'fauxqs')).find((d) => existsSync(join(d, 'package.json')))
+  if (!dir) throw new Error('the fauxqs package is not installed: run npm ci')
+  return dir
+}
+
+/**
+ * The server's stores, with queue URLs on the address the server answers
+ * (`http://127.0.0.1:<port>/000000000000/<name>`) rather than fauxqs's
+ * default `sqs.<region>.localhost` host: the SDK sends a queue's requests to
+ * its URL's host, as on AWS.
+ */
+async function stores(): Promise<NonNullable<Parameters<typeof buildApp>[0]>['stores']> {
+  const dist = join(fauxqsDir(), 'dist')
+  const load = (file: string) => import(pathToFileURL(join(dist, file)).href)
+  const [{ SqsStore }, { SnsStore }, { S3Store }] = await Promise.all([load('sqs/sqsStore.js'), load('sns/snsStore.js'), load('s3/s3Store.js')])
+  const sqsStore = new SqsStore()
+  sqsStore.host = ''
+  return { sqsStore, snsStore: new SnsStore(), s3Store: new S3Store() }
+}
+
 /** Starts an in-memory SQS on `host` (default 127.0.0.1) and a free port. */
 export async function startSqs(host = '127.0.0.1'): Promise<LocalSqs> {
-  const app = buildApp({ logger: false })
+  const app = buildApp({ logger: false, stores: await stores() })
   await app.listen({ port: 0, host })
   const { port } = app.server.address() as AddressInfo
   return {

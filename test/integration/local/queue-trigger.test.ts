@@ -62,7 +62,8 @@ describe('the local SQS server with the SDK client', () => {
   it('creates the declared recovery queue as the app stack does: FIFO, visibility timeout, redrive to its dead-letter queue', async () => {
     const name = uniquePrefix('recover')
     const q = await createDeclaredQueue(sqs, name, queues.recoverRuns)
-    expect(q.url.endsWith(`${name}.fifo`)).toBe(true)
+    // on the server's own address, as on AWS: the SDK sends a queue's requests to its URL's host
+    expect(q.url).toBe(`${server.endpoint}/000000000000/${name}.fifo`)
     expect((await sqs.send(new GetQueueUrlCommand({ QueueName: `${name}.fifo` }))).QueueUrl).toBe(q.url)
     const { Attributes: a = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['All'] }))
     expect(a.FifoQueue).toBe('true')
