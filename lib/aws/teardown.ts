@@ -3,7 +3,7 @@
  * through its own service's API, the stacks through CloudFormation. Every
  * delete resolves only once the service answers "not found" for it.
  */
-import { CloudFormationClient, DeleteStackCommand, DescribeStackEventsCommand, DescribeStacksCommand, GetTemplateCommand, paginateListStackResources } from '@aws-sdk/client-cloudformation'
+import { CloudFormationClient, DeleteStackCommand, DescribeStackEventsCommand, DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, paginateListStacks } from '@aws-sdk/client-cloudformation'
 import { CloudWatchLogsClient, DeleteLogGroupCommand, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs'
 import { DeleteTableCommand, DescribeTableCommand, UpdateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DeleteStreamCommand, DescribeStreamSummaryCommand, type KinesisClient } from '@aws-sdk/client-kinesis'
@@ -261,6 +261,8 @@ export function deletionPolicies(templateBody: string | undefined): Record<strin
   }
 }
 
+const RETAINING = new Set(['Retain', 'RetainExceptOnCreate', 'Snapshot'])
+
 const STACK_GONE = (err: unknown): boolean => /does not exist/.test((err as Error)?.message ?? '')
 
 /** The deployment's stacks through CloudFormation. */
@@ -277,17 +279,30 @@ export function cloudFormationStacks(cfn: CloudFormationClient, o: { pollMs?: nu
       throw err
     }
   }
+  /** The latest deleted stack of that name (CloudFormation keeps a deleted stack's resources and template for 90 days, by its id). */
+  async function deleted(name: string): Promise<{ id: string; status: string } | undefined> {
+    let latest: { id: string; at: number } | undefined
+    for await (const page of paginateListStacks({ client: cfn }, { StackStatusFilter: ['DELETE_COMPLETE'] })) {
+      for (const s of page.StackSummaries ?? []) {
+        const at = s.DeletionTime?.getTime() ?? 0
+        if (s.StackName === name && s.StackId && (!latest || at > latest.at)) latest = { id: s.StackId, at }
+      }
+    }
+    return latest && { id: latest.id, status: 'DELETE_COMPLETE' }
+  }
   return {
     async describe(name) {
-      const s = await status(name)
-      if (!s || s.status === 'DELETE_COMPLETE') return undefined
+      const s = (await status(name)) ?? (await deleted(name))
+      if (!s) return undefined
       const resources: StackResource[] = []
-      const template = await cfn.send(new GetTemplateCommand({ StackName: name, TemplateStage: 'Original' }))
+      const template = await cfn.send(new GetTemplateCommand({ StackName: s.id, TemplateStage: 'Original' }))
       const policies = deletionPolicies(template.TemplateBody)
-      for await (const page of paginateListStackResources({ client: cfn }, { StackName: name })) {
+      for await (const page of paginateListStackResources({ client: cfn }, { StackName: s.id })) {
         for (const r of page.StackResourceSummaries ?? []) {
-          if (!r.LogicalResourceId || !r.ResourceType || r.ResourceStatus === 'DELETE_COMPLETE') continue
+          if (!r.LogicalResourceId || !r.ResourceType) continue
           const policy = policies[r.LogicalResourceId]
+          // a deleted resource: gone (a retained one is DELETE_SKIPPED, and still there)
+          if (r.ResourceStatus === 'DELETE_COMPLETE' && !RETAINING.has(policy ?? 'Delete')) continue
           resources.push({ logicalId: r.LogicalResourceId, type: r.ResourceType, physicalId: r.PhysicalResourceId ?? '', ...(policy ? { deletionPolicy: policy } : {}) })
         }
       }
@@ -295,7 +310,7 @@ export function cloudFormationStacks(cfn: CloudFormationClient, o: { pollMs?: nu
     },
     async delete(name) {
       const before = await status(name)
-      if (!before) return
+      if (!before || before.status === 'DELETE_COMPLETE') return
       // by id: once deleted, a stack is found by its id only
       await cfn.send(new DeleteStackCommand({ StackName: before.id }))
       for (let waited = 0; ; waited += pollMs) {

@@ -85,7 +85,11 @@ export async function teardown(a: TeardownArgs, port: TeardownPort, io: Teardown
   const resources = plannedResources(stacks, facts)
   const steps = teardownSteps(stacks, facts)
 
-  const others = resources.filter((r) => !handled(r))
+  if (steps.length === 0) {
+    io.out(`Nothing left to delete: ${stacks.map((s) => `${s.name} (${s.status})`).join(' and ')}, and every resource ${stacks.length > 1 ? 'they' : 'it'} kept is gone.\n`)
+    return 0
+  }
+  const others = resources.filter((r) => !handled(r) && r.facts?.exists !== false)
   const lines = [`This deletes the stack${stacks.length > 1 ? 's' : ''} ${stacks.map((s) => `${s.name} (${s.status})`).join(' and ')}, with:`]
   for (const r of resources.filter(handled)) lines.push(`  ${describeResource(r, KEEP_PRICES)}`)
   if (others.length > 0) lines.push(`  and ${others.length} more resource${others.length === 1 ? ' that goes' : 's that go'} with ${stacks.length > 1 ? 'their stack' : 'the stack'} (functions, roles, policies, alarms, the API…)`)

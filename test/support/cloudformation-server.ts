@@ -44,9 +44,10 @@ const NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/'
 
 const stackId = (name: string) => `arn:aws:cloudformation:us-east-1:000000000000:stack/${name}/00000000-0000-4000-8000-000000000000`
 
-function resourcesXml(s: FakeStack): string {
+function resourcesXml(s: FakeStack, deleted: boolean): string {
+  const status = (r: FakeStackResource) => (!deleted ? 'CREATE_COMPLETE' : r.deletionPolicy === 'Retain' ? 'DELETE_SKIPPED' : 'DELETE_COMPLETE')
   const members = (s.resources ?? [])
-    .map((r) => `<member><LogicalResourceId>${xml(r.logicalId)}</LogicalResourceId><PhysicalResourceId>${xml(r.physicalId)}</PhysicalResourceId><ResourceType>${xml(r.type)}</ResourceType><LastUpdatedTimestamp>2026-01-01T00:00:00.000Z</LastUpdatedTimestamp><ResourceStatus>CREATE_COMPLETE</ResourceStatus></member>`)
+    .map((r) => `<member><LogicalResourceId>${xml(r.logicalId)}</LogicalResourceId><PhysicalResourceId>${xml(r.physicalId)}</PhysicalResourceId><ResourceType>${xml(r.type)}</ResourceType><LastUpdatedTimestamp>2026-01-01T00:00:00.000Z</LastUpdatedTimestamp><ResourceStatus>${status(r)}</ResourceStatus></member>`)
     .join('')
   return `<ListStackResourcesResponse xmlns="${NS}"><ListStackResourcesResult><StackResourceSummaries>${members}</StackResourceSummaries></ListStackResourcesResult><ResponseMetadata><RequestId>00000000-0000-4000-8000-000000000003</RequestId></ResponseMetadata></ListStackResourcesResponse>`
 }
@@ -91,13 +92,20 @@ export async function startCloudFormationServer(stacks: readonly FakeStack[], o:
         res.writeHead(status, { 'content-type': 'text/xml' })
         res.end(body)
       }
-      if (!['DescribeStacks', 'ListStackResources', 'GetTemplate', 'DeleteStack', 'DescribeStackEvents'].includes(r.action ?? '')) return send(400, errorXml('InvalidAction', `Could not find operation ${r.action}`))
+      if (!['DescribeStacks', 'ListStackResources', 'GetTemplate', 'DeleteStack', 'DescribeStackEvents', 'ListStacks'].includes(r.action ?? '')) return send(400, errorXml('InvalidAction', `Could not find operation ${r.action}`))
+      if (r.action === 'ListStacks') {
+        const members = stacks
+          .filter((x) => deleted.has(x.name))
+          .map((x) => `<member><StackId>${xml(stackId(x.name))}</StackId><StackName>${xml(x.name)}</StackName><CreationTime>2026-01-01T00:00:00.000Z</CreationTime><DeletionTime>2026-01-02T00:00:00.000Z</DeletionTime><StackStatus>DELETE_COMPLETE</StackStatus></member>`)
+          .join('')
+        return send(200, `<ListStacksResponse xmlns="${NS}"><ListStacksResult><StackSummaries>${members}</StackSummaries></ListStacksResult></ListStacksResponse>`)
+      }
       // by name, or by stack id (arn:…:stack/<name>/<uuid>); a deleted stack by its id only
       const byId = (r.stackName ?? '').startsWith('arn:')
       const s = stacks.find((x) => x.name === r.stackName || (r.stackName ?? '').includes(`:stack/${x.name}/`))
       if (!s || (deleted.has(s.name) && !byId)) return send(400, errorXml('ValidationError', `Stack with id ${r.stackName} does not exist`))
       if (r.action === 'DescribeStacks') return send(200, describeXml(deleted.has(s.name) ? { ...s, status: 'DELETE_COMPLETE' } : s))
-      if (r.action === 'ListStackResources') return send(200, resourcesXml(s))
+      if (r.action === 'ListStackResources') return send(200, resourcesXml(s, deleted.has(s.name)))
       if (r.action === 'GetTemplate') return send(200, templateXml(s))
       if (r.action === 'DescribeStackEvents') return send(200, `<DescribeStackEventsResponse xmlns="${NS}"><DescribeStackEventsResult><StackEvents></StackEvents></DescribeStackEventsResult></DescribeStackEventsResponse>`)
       if (deleted.has(s.name)) return send(200, emptyXml('DeleteStack'))

@@ -140,7 +140,8 @@ export function teardownSteps(stacks: readonly StackDescription[], facts: Readon
     }
     for (const r of own.filter((r) => !r.retained && r.kind === 'table' && needsUnprotect(r))) steps.push({ action: 'unprotect', resource: r })
     for (const r of own.filter((r) => !r.retained && r.kind === 'bucket')) steps.push({ action: 'empty', resource: r })
-    steps.push({ action: 'deleteStack', stack: s.name })
+    // a stack deleted already (a run stopped part-way) still lists what it kept
+    if (s.status !== 'DELETE_COMPLETE') steps.push({ action: 'deleteStack', stack: s.name })
   }
   const kept = all.filter((r) => r.retained && r.kind !== 'dbInstance' && r.kind !== 'dbCluster')
   for (const kind of RETAINED_ORDER) {

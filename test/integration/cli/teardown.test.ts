@@ -13,10 +13,12 @@ import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/clie
 import { RDSClient } from '@aws-sdk/client-rds'
 import { CreateBucketCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3'
 import { DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cloudFormationStacks, isNotFound, teardownPort } from '../../../lib/aws/teardown'
 import { runTeardownCommand, type TeardownIo } from '../../../lib/cli/teardown'
 import { queues } from '../../../lib/infra/resources'
+import { projectRoot } from '../../../lib/local/handlers'
 import { createDeclaredQueue, startSqs, type LocalSqs } from '../../../lib/local/sqs'
 import { startCloudFormationServer, type CloudFormationServer, type FakeStack } from '../../support/cloudformation-server'
 import { runFloe } from '../../support/process'
@@ -28,7 +30,7 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' }
 let sqsServer: LocalSqs
 let sqs: SQSClient
 let cfn: CloudFormationServer
-const deployments = { inProcess: uniquePrefix('a'), cli: uniquePrefix('b') }
+const deployments = { inProcess: uniquePrefix('a'), cli: uniquePrefix('b'), killed: uniquePrefix('c') }
 
 /** Makes a deployment's resources on the emulators and the stacks that list them. */
 async function deployment(p: string): Promise<FakeStack[]> {
@@ -71,7 +73,7 @@ async function deployment(p: string): Promise<FakeStack[]> {
 beforeAll(async () => {
   sqsServer = await startSqs()
   sqs = new SQSClient({ endpoint: sqsServer.endpoint, region: 'us-east-1', credentials })
-  const stacks = [...(await deployment(deployments.inProcess)), ...(await deployment(deployments.cli))]
+  const stacks = [...(await deployment(deployments.inProcess)), ...(await deployment(deployments.cli)), ...(await deployment(deployments.killed))]
   // CloudFormation deletes the queues (DeletionPolicy Delete) with their stack
   cfn = await startCloudFormationServer(stacks, {
     onDelete: async (s) => {
@@ -215,6 +217,30 @@ describe('floe teardown --stack, the CLI process', () => {
     expect(r.stdout).toContain('Read back: 7 of 7 gone')
     expect(r.code).toBe(0)
     expect(await left(p)).toEqual([])
+  })
+
+  it('killed (kill -9) after the stacks are deleted: run again, it finds what they kept through the deleted stacks and deletes it', async () => {
+    const k = deployments.killed
+    const child = spawn(process.execPath, ['bin/floe.mjs', 'teardown', '--stack', `FloeApp-${k}`, '--yes'], { cwd: projectRoot, env: env(), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString()
+      // both stacks deleted, nothing they kept yet
+      if (stdout.includes('turn off deletion protection')) child.kill('SIGKILL')
+    })
+    expect(await exited).toBe('SIGKILL')
+    expect(stdout).toContain(`delete stack FloeData-${k}…\n  done`)
+    expect(await left(k)).toEqual(['table', 'stream', 'bucket'])
+    const again = await runFloe(['teardown', '--stack', `FloeApp-${k}`, '--yes'], env(), { replaceEnvironment: true })
+    expect(again.stdout).toContain(`This deletes the stacks FloeApp-${k} (DELETE_COMPLETE) and FloeData-${k} (DELETE_COMPLETE), with:`)
+    expect(again.stdout).not.toContain('delete stack')
+    expect(again.stdout).toContain('Read back: 5 of 5 gone')
+    expect(again.code).toBe(0)
+    expect(await left(k)).toEqual([])
+    const third = await runFloe(['teardown', '--stack', `FloeApp-${k}`], env(), { replaceEnvironment: true })
+    expect(third.stdout).toBe(`Nothing left to delete: FloeApp-${k} (DELETE_COMPLETE) and FloeData-${k} (DELETE_COMPLETE), and every resource they kept is gone.\n`)
+    expect(third.code).toBe(0)
   })
 
   it('without a network: one line, exit 2', async () => {

@@ -85,6 +85,18 @@ describe('teardownSteps', () => {
     expect(steps).toContain('delete AWS::DynamoDB::GlobalTable FloeData-Events')
   })
 
+  it('a stack deleted already (a run stopped part-way): no stack deletion, only what it kept and is still there', () => {
+    const facts = withFacts([['FloeData', 'SearchDatabase', { exists: false }], ['FloeData', 'SearchDatabaseWriter', { exists: false }], ['FloeData', 'RawStream', { exists: false }]])
+    const steps = teardownSteps([{ ...data, status: 'DELETE_COMPLETE' }], facts).map(describeStep)
+    expect(steps).toEqual([
+      'delete AWS::RDS::DBSubnetGroup floedata-subnets',
+      'turn off deletion protection of AWS::DynamoDB::GlobalTable FloeData-Events',
+      'delete AWS::DynamoDB::GlobalTable FloeData-Events',
+      'empty AWS::S3::Bucket floedata-archive (objects and versions)',
+      'delete AWS::S3::Bucket floedata-archive',
+    ])
+  })
+
   it('a stack alone (no sibling): its own steps, the stack deletion before what it keeps', () => {
     const steps = teardownSteps([app]).map(describeStep)
     expect(steps.indexOf('delete stack FloeApp')).toBeLessThan(steps.indexOf('delete AWS::Logs::LogGroup /floe/FloeApp/collector'))
