@@ -19,6 +19,9 @@ export interface QueueTriggerOptions {
   readonly waitTimeSeconds?: number
   readonly region?: string
   readonly log?: (line: string) => void
+  /** First pause after a failed receive; doubles up to 5 s. */
+  readonly retryDelayMs?: number
+  readonly sleep?: (ms: number) => Promise<void>
 }
 
 /** What one invocation did to its batch. */
@@ -152,9 +155,20 @@ export class QueueTrigger {
   }
 
   private async run(): Promise<void> {
+    let failures = 0
     while (this.running) {
       const started = ++this.receivesStarted
-      const messages = await this.receive()
+      let messages: Message[]
+      try {
+        messages = await this.receive()
+        failures = 0
+      } catch (err) {
+        // the queue cannot be read (the server restarting, the queue not made yet): try again, backing off up to 5 s
+        const pause = Math.min(5000, (this.options.retryDelayMs ?? 250) * 2 ** failures++)
+        this.log(`${this.options.id}: receiving failed (${(err as Error).message}); again in ${pause} ms`)
+        await (this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))))(pause)
+        continue
+      }
       if (messages.length === 0) {
         for (const w of this.drainWaiters.filter((w) => w.after < started)) {
           this.drainWaiters.splice(this.drainWaiters.indexOf(w), 1)

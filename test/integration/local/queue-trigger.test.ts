@@ -179,6 +179,35 @@ describe('QueueTrigger (an SQS event source mapping)', () => {
   })
 })
 
+describe('QueueTrigger when the queue cannot be read', () => {
+  it('logs, backs off and receives again: the message is delivered once the queue answers', async () => {
+    const q = await createDeclaredQueue(sqs, uniquePrefix('flaky'), shortDecl(false))
+    let failing = 2
+    const flaky = { send: (cmd: Parameters<SQSClient['send']>[0]) => (cmd instanceof ReceiveMessageCommand && failing-- > 0 ? Promise.reject(new Error('connect ECONNREFUSED')) : sqs.send(cmd)) } as unknown as SQSClient
+    const lines: string[] = []
+    const pauses: number[] = []
+    const bodies: string[] = []
+    const trigger = new QueueTrigger({
+      id: 'flaky',
+      sqs: flaky,
+      queueUrl: q.url,
+      queueArn: q.arn,
+      batchSize: 10,
+      reportBatchItemFailures: true,
+      invoke: async (e) => void bodies.push(...e.Records.map((r) => r.body)),
+      log: (l) => lines.push(l),
+      sleep: async (ms) => void pauses.push(ms),
+    })
+    running.push(trigger)
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'after the outage' }))
+    trigger.start()
+    while (bodies.length === 0) await trigger.drain()
+    expect(bodies).toEqual(['after the outage'])
+    expect(pauses).toEqual([250, 500])
+    expect(lines[0]).toBe('flaky: receiving failed (connect ECONNREFUSED); again in 250 ms')
+  })
+})
+
 describe('keptMessages', () => {
   const rec = (id: string, group?: string) => ({ messageId: id, attributes: group ? { MessageGroupId: group } : {} }) as unknown as SQSRecord
   const batch = [rec('1', 'a'), rec('2', 'b'), rec('3', 'a'), rec('4', 'b')]
