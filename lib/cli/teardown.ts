@@ -113,9 +113,8 @@ export async function teardown(a: TeardownArgs, port: TeardownPort, io: Teardown
 
   const outcome = await runTeardown(port, stacks, resources, steps, (l) => io.out(`${l}\n`))
   const gone = outcome.readBack.filter((r) => r.gone).length
-  const left = outcome.readBack.filter((r) => !r.gone)
   const summary = [`Read back: ${gone} of ${outcome.readBack.length} gone (stacks and the resources above).`]
-  for (const r of left) summary.push(`  still there: ${r.what}`)
+  for (const r of outcome.readBack) summary.push(`  ${r.gone ? 'gone' : 'STILL THERE'}: ${r.what}`)
   const failed = outcome.steps.find((s) => !s.ok)
   if (failed) summary.push(`Stopped at: ${failed.step}: ${failed.detail}. Run the command again to take up what is left.`)
   ;(outcome.ok ? io.out : io.err)(`${summary.join('\n')}\n`)

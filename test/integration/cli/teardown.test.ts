@@ -30,7 +30,7 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' }
 let sqsServer: LocalSqs
 let sqs: SQSClient
 let cfn: CloudFormationServer
-const deployments = { inProcess: uniquePrefix('a'), cli: uniquePrefix('b'), killed: uniquePrefix('c') }
+const deployments = { inProcess: uniquePrefix('a'), cli: uniquePrefix('b'), killed: uniquePrefix('c'), failing: uniquePrefix('d') }
 
 /** Makes a deployment's resources on the emulators and the stacks that list them. */
 async function deployment(p: string): Promise<FakeStack[]> {
@@ -73,7 +73,7 @@ async function deployment(p: string): Promise<FakeStack[]> {
 beforeAll(async () => {
   sqsServer = await startSqs()
   sqs = new SQSClient({ endpoint: sqsServer.endpoint, region: 'us-east-1', credentials })
-  const stacks = [...(await deployment(deployments.inProcess)), ...(await deployment(deployments.cli)), ...(await deployment(deployments.killed))]
+  const stacks = [...(await deployment(deployments.inProcess)), ...(await deployment(deployments.cli)), ...(await deployment(deployments.killed)), ...(await deployment(deployments.failing))]
   // CloudFormation deletes the queues (DeletionPolicy Delete) with their stack
   cfn = await startCloudFormationServer(stacks, {
     onDelete: async (s) => {
@@ -172,9 +172,29 @@ describe('floe teardown --stack, confirmed on a terminal', () => {
       `delete AWS::S3::Bucket ${p}-archive…`,
     ])
     expect(text).toContain('done: 3 objects and versions deleted')
+    expect(text).toContain(`  gone: stack FloeData-${p}\n`)
+    expect(text).toContain(`  gone: AWS::Kinesis::Stream ${p}-raw\n`)
     expect(await left(p)).toEqual([])
     // the queues went with their stack
     await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: (cfnStacksQueue(p)), AttributeNames: ['QueueArn'] }))).rejects.toSatisfy(isNotFound)
+  })
+})
+
+describe('floe teardown --stack, a step that fails', () => {
+  it('stops there, names what is left (exit 1), and a second run finishes', async () => {
+    const p = deployments.failing
+    const real = inProcessPort()
+    const refusing = { ...real, delete: async (r: Parameters<typeof real.delete>[0]) => (r.kind === 'stream' ? Promise.reject(new Error('LimitExceededException: too many deletions at once')) : real.delete(r)) }
+    const io = terminal('')
+    expect(await runTeardownCommand(['--stack', `FloeApp-${p}`, '--yes'], refusing, io)).toBe(1)
+    const text = io.output.join('')
+    expect(text).toContain(`  STILL THERE: AWS::Kinesis::Stream ${p}-raw\n`)
+    expect(text).toContain(`  STILL THERE: AWS::S3::Bucket ${p}-archive\n`)
+    expect(text).toContain(`Stopped at: delete AWS::Kinesis::Stream ${p}-raw: LimitExceededException: too many deletions at once. Run the command again to take up what is left.`)
+    expect(await left(p)).toEqual(['stream', 'bucket'])
+    const again = terminal('')
+    expect(await runTeardownCommand(['--stack', `FloeApp-${p}`, '--yes'], inProcessPort(), again)).toBe(0)
+    expect(await left(p)).toEqual([])
   })
 })
 
