@@ -179,6 +179,42 @@ describe('QueueTrigger (an SQS event source mapping)', () => {
   })
 })
 
+describe('the recovery worker behind the trigger', () => {
+  it('a share that keeps failing is delivered maxReceiveCount times, reported failed each time, then kept in the dead-letter queue', async () => {
+    const { handler } = await import('../../../functions/recover-worker/handler')
+    const decl = { ...queues.recoverRuns, visibilityTimeoutSeconds: 1 }
+    const q = await createDeclaredQueue(sqs, uniquePrefix('worker'), decl)
+    const deliveries: string[] = []
+    const answers: unknown[] = []
+    const trigger = new QueueTrigger({
+      id: 'recoverWorker-recoverRuns',
+      sqs,
+      queueUrl: q.url,
+      queueArn: q.arn,
+      batchSize: 1, // as declared in queueTriggers
+      reportBatchItemFailures: true,
+      invoke: async (e) => {
+        deliveries.push(e.Records[0]!.attributes.ApproximateReceiveCount)
+        const answer = await handler(e)
+        answers.push(answer)
+        return answer
+      },
+    })
+    running.push(trigger)
+    const body = JSON.stringify({ runId: 'run-x', share: 0, selection: {}, source: 'nowhere' })
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body, MessageGroupId: 'run-x', MessageDeduplicationId: 'run-x.0' }))
+    trigger.start()
+    let dead: { body: string; count: string | undefined }[] = []
+    while (dead.length === 0) {
+      await trigger.drain()
+      dead = await receiveAll(q.deadLetterUrl)
+    }
+    expect(deliveries).toEqual(Array.from({ length: queues.recoverRuns.maxReceiveCount }, (_, i) => String(i + 1)))
+    expect(answers.every((a) => (a as { batchItemFailures: unknown[] }).batchItemFailures.length === 1)).toBe(true)
+    expect(dead.map((m) => m.body)).toEqual([body])
+  })
+})
+
 describe('QueueTrigger when the queue cannot be read', () => {
   it('logs, backs off and receives again: the message is delivered once the queue answers', async () => {
     const q = await createDeclaredQueue(sqs, uniquePrefix('flaky'), shortDecl(false))
