@@ -21,6 +21,7 @@ const GROUPS: ReadonlyArray<readonly [string, () => Promise<readonly Command[]>]
   ['credentials', async () => [(await import('./credentials')).credentialsResetCommand]],
   ['recover', async () => [(await import('./recover')).recoverCommand]],
   ['rehearse', async () => [(await import('./rehearse')).rehearseCommand]],
+  ['teardown', async () => [(await import('./teardown')).teardownCommand]],
 ]
 
 /** The commands of the group `word` (the first word of argv), or all of them. */

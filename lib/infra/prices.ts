@@ -13,6 +13,7 @@
  * - S3 Standard: https://aws.amazon.com/s3/pricing/
  * - DynamoDB on-demand: https://aws.amazon.com/dynamodb/pricing/on-demand/
  * - Aurora Serverless v2 (PostgreSQL, standard): https://aws.amazon.com/rds/aurora/pricing/
+ * - CloudWatch Logs: https://aws.amazon.com/cloudwatch/pricing/ (stored, "archived" log data)
  */
 export const prices = {
   asOf: '2026-11-25',
@@ -54,6 +55,8 @@ export const prices = {
   s3: { perGbMonth: 0.023, perThousandPuts: 0.005, perThousandGets: 0.0004 },
   dynamodb: { perMillionWriteUnits: 0.625, perMillionReadUnits: 0.125, perGbMonth: 0.25 },
   aurora: { perAcuHour: 0.12, perGbMonth: 0.1, perMillionIo: 0.2 },
+  /** What `floe teardown` shows a kept log group costing. */
+  logs: { perGbMonthStored: 0.03 },
   /** Hours in the model's month (365 × 24 / 12). */
   hoursPerMonth: 730,
 } as const
