@@ -1,0 +1,114 @@
+/**
+ * Enrich runs in a worker thread of the local stack: a JavaScript enrichment
+ * whose `process()` never finishes (installed as a configuration file, which
+ * the control plane's upload trial would refuse) costs enrich its 100 ms per
+ * event, and the gateway still answers `/health` and the collector while a
+ * batch is in flight. A worker ended in the middle of a batch fails that
+ * invocation: the trigger does the batch again and no event is lost.
+ */
+import { once } from 'node:events'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { KinesisStreamEvent } from 'aws-lambda'
+import { describe, expect, it } from 'vitest'
+import { testClients, useLocalStack } from '../../support/stack'
+import { readTexts } from '../../support/streams'
+
+const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-worker-'))
+const endless = 'function process(event) { while (true) {} }'
+writeFileSync(
+  join(dir, 'endless.json'),
+  JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(endless).toString('base64') } } }),
+)
+const stack = useLocalStack({ enrichmentsDir: dir, environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
+
+/** One tracker POST of `n` page views (one raw record: one batch of `n` events for enrich); answers their event ids. */
+async function sendPayload(n: number, appId: string): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => randomUUID())
+  const data = ids.map((eid) => ({ e: 'pv', p: 'web', tv: 'js-4.0.0', aid: appId, eid, url: 'https://example.com/', dtm: String(Date.now()) }))
+  const res = await fetch(`${stack.current.url}/com.snowplowanalytics.snowplow/tp2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }),
+  })
+  expect(res.status).toBe(200)
+  return ids
+}
+
+/** The ids among `ids` that are in no bad row (each of these events fails the script: a bad row each). */
+async function missingFromBad(ids: readonly string[]): Promise<string[]> {
+  const bad = (await readTexts(testClients().kinesis, stack.current.names.streams.bad)).join('\n')
+  return ids.filter((id) => !bad.includes(id))
+}
+
+describe('enrich in a worker thread', () => {
+  it('answers /health and the collector while enrich is in a batch of an endless script', async () => {
+    // enrich set up (configuration read, script started) by a first batch
+    await sendPayload(1, 'warm-up')
+    await stack.current.drain()
+
+    const trigger = stack.current.triggers.get('enrich-raw')!
+    const options = trigger.options as { invoke: (e: KinesisStreamEvent) => Promise<unknown> }
+    const inner = options.invoke
+    // the first invocation from now on: the batch of the payload below (the probes' events may go to other shards)
+    let entered!: () => void
+    const inFlight = new Promise<void>((resolve) => (entered = resolve))
+    let first: Promise<unknown> | undefined
+    let finished = false
+    options.invoke = (e) => {
+      const p = inner(e)
+      if (first === undefined) {
+        first = p
+        void p.finally(() => (finished = true)).catch(() => {})
+        entered()
+      }
+      return p
+    }
+    try {
+      // 40 events at 100 ms each: seconds of enrich's time
+      const ids = await sendPayload(40, 'endless')
+      await inFlight
+      const statuses: number[] = []
+      for (let i = 0; i < 20; i++) {
+        statuses.push((await fetch(`${stack.current.url}/health`)).status)
+        statuses.push((await fetch(`${stack.current.url}/i?e=pv&p=web&tv=js-4.0.0&aid=probe`)).status)
+      }
+      // every answer came while the batch was still being enriched
+      expect(finished).toBe(false)
+      expect(statuses).toEqual(Array(40).fill(200))
+      await stack.current.drain()
+      expect(await missingFromBad(ids)).toEqual([])
+    } finally {
+      options.invoke = inner
+    }
+  })
+
+  it('does a batch again when its worker thread is ended in the middle of it: nothing is lost', async () => {
+    await stack.current.drain()
+    const worker = stack.current.functionWorkers.get('enrich')!
+    const threads = worker.threadsStarted
+    const ended: unknown[] = []
+    const trigger = stack.current.triggers.get('enrich-raw')!
+    const options = trigger.options as { invoke: (e: KinesisStreamEvent) => Promise<unknown> }
+    const inner = options.invoke
+    options.invoke = (e) => inner(e).catch((err: unknown) => {
+      ended.push(err)
+      throw err
+    })
+    try {
+      const started = once(worker, 'started')
+      const ids = await sendPayload(30, 'killed')
+      await started
+      await worker.terminate()
+      await stack.current.drain()
+      // the invocation in flight failed with the thread, a new thread did the batch again
+      expect(ended.map((e) => (e as Error).name)).toEqual(['WorkerEndedError'])
+      expect(worker.threadsStarted).toBe(threads + 1)
+      expect(await missingFromBad(ids)).toEqual([])
+    } finally {
+      options.invoke = inner
+    }
+  })
+})
