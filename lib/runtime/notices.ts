@@ -10,11 +10,10 @@
  * announced only.
  */
 import type { ServiceName } from '../infra/services'
-import type { Generations } from './restarts'
 
 export type Notice =
   /** The control plane restarted `services`; `generations` are the restart generations it wrote. */
-  | { readonly kind: 'restart'; readonly services: readonly ServiceName[]; readonly generations: Generations }
+  | { readonly kind: 'restart'; readonly services: readonly ServiceName[]; readonly generations: Readonly<Partial<Record<ServiceName, number>>> }
   /** A schema was pushed to this deployment's own registry: cached lookups of it are stale. */
   | { readonly kind: 'registry-changed' }
 

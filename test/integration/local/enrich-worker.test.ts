@@ -4,16 +4,18 @@
  * the control plane's upload trial would refuse) costs enrich its 100 ms per
  * event, and the gateway still answers `/health` and the collector while a
  * batch is in flight. A worker ended in the middle of a batch fails that
- * invocation: the trigger does the batch again and no event is lost.
+ * invocation: the trigger does the batch again and no event is lost. A
+ * restart on the control plane reaches the worker before its next batch, and
+ * what enrich writes goes to enrich.log.
  */
 import { once } from 'node:events'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { KinesisStreamEvent } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
-import { testClients, useLocalStack } from '../../support/stack'
+import { testClients, useLocalStack, withAuth } from '../../support/stack'
 import { readTexts } from '../../support/streams'
 
 const dir = mkdtempSync(join(tmpdir(), 'floe-enrich-worker-'))
@@ -22,7 +24,7 @@ writeFileSync(
   join(dir, 'endless.json'),
   JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(endless).toString('base64') } } }),
 )
-const stack = useLocalStack({ enrichmentsDir: dir, environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
+const stack = useLocalStack({ enrichmentsDir: dir, logsDir: join(dir, 'logs'), environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
 
 /** One tracker POST of `n` page views (one raw record: one batch of `n` events for enrich); answers their event ids. */
 async function sendPayload(n: number, appId: string): Promise<string[]> {
@@ -110,5 +112,19 @@ describe('enrich in a worker thread', () => {
     } finally {
       options.invoke = inner
     }
+  })
+
+  it('takes a restart from the control plane before its next batch, and writes its output to enrich.log', async () => {
+    await stack.current.drain()
+    // disabling the script restarts enrich: the very next batch runs without it
+    const r = await fetch(`${stack.current.url}/control-plane/enrichments/endless.json/disable`, { method: 'POST', headers: withAuth() })
+    expect(r.status).toBe(200)
+    const ids = await sendPayload(3, 'after-restart')
+    await stack.current.drain()
+    const good = (await readTexts(testClients().kinesis, stack.current.names.streams.good)).join('\n')
+    expect(ids.filter((id) => !good.includes(id))).toEqual([])
+    expect(await missingFromBad(ids)).toEqual(ids)
+    const log = readFileSync(join(dir, 'logs', 'enrich.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { service: string; msg?: string })
+    expect(log.filter((e) => e.service === 'enrich' && /javascript_script_config/.test(e.msg ?? ''))).not.toEqual([])
   })
 })
