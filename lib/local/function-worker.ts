@@ -51,7 +51,16 @@ export class WorkerEndedError extends Error {
   override readonly name = 'WorkerEndedError'
 }
 
+export interface FunctionWorkerOptions {
+  /** The stack's own lines (floe.log): a worker ended, an invocation timed out. */
+  readonly log?: (line: string) => void
+  /** The invocation timeout; default the function's declared `timeoutSeconds`. */
+  readonly timeoutSeconds?: number
+}
+
 interface Pending {
+  /** The thread it was sent to. */
+  readonly worker: Worker
   resolve(v: unknown): void
   reject(e: Error): void
 }
@@ -68,9 +77,11 @@ export class FunctionWorker extends EventEmitter {
   private starts = 0
   private stopped = false
   private readonly unforward: () => void
+  private readonly log: (line: string) => void
 
-  constructor(readonly key: FunctionKey, private readonly log: (line: string) => void = () => {}) {
+  constructor(readonly key: FunctionKey, private readonly opts: FunctionWorkerOptions = {}) {
     super()
+    this.log = opts.log ?? (() => {})
     this.unforward = forwardNotices((notice) => this.worker?.postMessage({ t: 'notice', notice } satisfies ToWorker))
   }
 
@@ -81,7 +92,7 @@ export class FunctionWorker extends EventEmitter {
 
   /** Invokes the handler in the worker with the function's timeout, counted in the metrics as an in-process invocation is. */
   invoke(event: unknown): Promise<unknown> {
-    const timeoutSeconds = (functions[this.key] as { timeoutSeconds?: number }).timeoutSeconds ?? 30
+    const timeoutSeconds = this.opts.timeoutSeconds ?? (functions[this.key] as { timeoutSeconds?: number }).timeoutSeconds ?? 30
     return measureInvocation(this.key, event, () => this.send(event, timeoutSeconds))
   }
 
@@ -97,6 +108,7 @@ export class FunctionWorker extends EventEmitter {
         this.end(w, `${this.key}: an invocation ran past its timeout of ${timeoutSeconds} s; its worker thread is ended and started afresh`)
       }, timeoutSeconds * 1000)
       this.pending.set(id, {
+        worker: w,
         resolve: (v) => {
           clearTimeout(timer)
           resolve(v)
@@ -120,10 +132,10 @@ export class FunctionWorker extends EventEmitter {
     w.on('error', (err) => this.log(`${this.key}: its worker thread failed: ${err.stack ?? err.message}`))
     w.once('exit', (code) => {
       if (this.worker === w) this.worker = undefined
-      const lost = [...this.pending.values()]
-      this.pending.clear()
+      const lost = [...this.pending].filter(([, p]) => p.worker === w)
+      for (const [id] of lost) this.pending.delete(id)
       if (lost.length > 0 && !this.stopped) this.log(`${this.key}: its worker thread ended (exit code ${code}) with ${lost.length} invocation(s) in flight; they fail and are retried`)
-      for (const p of lost) p.reject(new WorkerEndedError(`${this.key}'s worker thread ended (exit code ${code}) before the invocation answered`))
+      for (const [, p] of lost) p.reject(new WorkerEndedError(`${this.key}'s worker thread ended (exit code ${code}) before the invocation answered`))
     })
     return w
   }
@@ -157,12 +169,16 @@ export class FunctionWorker extends EventEmitter {
   private end(w: Worker, reason: string): void {
     if (this.worker !== w) return
     this.log(reason)
+    // the next invocation starts a new thread at once; this one's other invocations fail when it has exited
+    this.worker = undefined
     void w.terminate()
   }
 
   /** Ends the worker thread now, as a crash would: its invocations in flight fail; the next one starts a new thread. */
   async terminate(): Promise<void> {
-    await this.worker?.terminate()
+    const w = this.worker
+    this.worker = undefined
+    await w?.terminate()
   }
 
   /** Ends the worker for good (the stack stops; the triggers have finished their invocations). */

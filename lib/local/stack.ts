@@ -128,7 +128,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const workers = new Map<string, FunctionWorker>()
   const workerOf = (fn: keyof typeof functions) => {
     let w = workers.get(fn)
-    if (!w) workers.set(fn, (w = new FunctionWorker(fn, log)))
+    if (!w) workers.set(fn, (w = new FunctionWorker(fn, { log })))
     return w
   }
   /** Stops the triggers (each finishes its invocation in flight), then the workers they invoked. */
