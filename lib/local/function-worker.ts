@@ -19,7 +19,9 @@
  * The parent's notices (restarts, registry changes) go to the worker on the
  * same channel, ahead of the next batch; what the handler writes with
  * `console.*` or to stdout comes back and goes to the function's log.
- * Invocations are counted in the metrics here, as in-process ones are.
+ * Invocations are counted in the metrics here, as in-process ones are. On
+ * Linux the worker thread runs at a lower priority (nice `WORKER_NICE`), so
+ * that on a small or busy machine the gateway's thread gets the CPU first.
  */
 import { EventEmitter } from 'node:events'
 import { SHARE_ENV, Worker } from 'node:worker_threads'
@@ -45,6 +47,9 @@ export type ToParent =
   | { t: 'log'; method: LogMethod; text: string }
 
 const WORKER = new URL('./function-worker-thread.mjs', import.meta.url)
+
+/** The nice value of a worker thread (Linux): CPU goes to the gateway's thread first. */
+export const WORKER_NICE = 10
 
 /** The error of an invocation the worker ended without an answer (it died, or was ended). */
 export class WorkerEndedError extends Error {
@@ -125,7 +130,7 @@ export class FunctionWorker extends EventEmitter {
   /** The running worker, or a new one. */
   private thread(): Worker {
     if (this.worker) return this.worker
-    const w = new Worker(WORKER, { workerData: { key: this.key }, env: SHARE_ENV })
+    const w = new Worker(WORKER, { workerData: { key: this.key, nice: WORKER_NICE }, env: SHARE_ENV })
     this.starts++
     this.worker = w
     w.on('message', (m: ToParent) => this.receive(m))
