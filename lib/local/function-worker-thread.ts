@@ -7,8 +7,6 @@
  * restart, a registry change) are delivered here as the parent announced
  * them.
  */
-import { readlinkSync } from 'node:fs'
-import { setPriority } from 'node:os'
 import { format } from 'node:util'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { FunctionKey } from '../infra/functions'
@@ -16,15 +14,7 @@ import { deliver } from '../runtime/notices'
 import { lambdaContext, loadHandler } from './handlers'
 import type { ToParent, ToWorker } from './function-worker'
 
-const { key, nice } = workerData as { key: FunctionKey; nice: number }
-
-// Below the gateway's thread: on a busy machine the gateway answers first.
-// Linux gives each thread its own nice value; elsewhere nothing changes.
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), nice)
-} catch {
-  // no /proc/thread-self, or not allowed: the thread keeps the process's priority
-}
+const { key } = workerData as { key: FunctionKey }
 const port = parentPort!
 const post = (m: ToParent) => port.postMessage(m)
 

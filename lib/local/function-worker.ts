@@ -19,9 +19,7 @@
  * The parent's notices (restarts, registry changes) go to the worker on the
  * same channel, ahead of the next batch; what the handler writes with
  * `console.*` or to stdout comes back and goes to the function's log.
- * Invocations are counted in the metrics here, as in-process ones are. On
- * Linux the worker thread runs at a lower priority (nice `WORKER_NICE`), so
- * that on a small or busy machine the gateway's thread gets the CPU first.
+ * Invocations are counted in the metrics here, as in-process ones are.
  */
 import { EventEmitter } from 'node:events'
 import { SHARE_ENV, Worker } from 'node:worker_threads'
@@ -47,9 +45,6 @@ export type ToParent =
   | { t: 'log'; method: LogMethod; text: string }
 
 const WORKER = new URL('./function-worker-thread.mjs', import.meta.url)
-
-/** The nice value of a worker thread (Linux): CPU goes to the gateway's thread first. */
-export const WORKER_NICE = 10
 
 /** The error of an invocation the worker ended without an answer (it died, or was ended). */
 export class WorkerEndedError extends Error {
@@ -95,6 +90,11 @@ export class FunctionWorker extends EventEmitter {
     return this.starts
   }
 
+  /** Starts the thread now (it loads the handler module), so that the first batch does not wait for it. */
+  start(): void {
+    if (!this.stopped) this.thread()
+  }
+
   /** Invokes the handler in the worker with the function's timeout, counted in the metrics as an in-process invocation is. */
   invoke(event: unknown): Promise<unknown> {
     const timeoutSeconds = this.opts.timeoutSeconds ?? (functions[this.key] as { timeoutSeconds?: number }).timeoutSeconds ?? 30
@@ -130,7 +130,7 @@ export class FunctionWorker extends EventEmitter {
   /** The running worker, or a new one. */
   private thread(): Worker {
     if (this.worker) return this.worker
-    const w = new Worker(WORKER, { workerData: { key: this.key, nice: WORKER_NICE }, env: SHARE_ENV })
+    const w = new Worker(WORKER, { workerData: { key: this.key }, env: SHARE_ENV })
     this.starts++
     this.worker = w
     w.on('message', (m: ToParent) => this.receive(m))

@@ -183,6 +183,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           retryDelayMs: opts.retryDelayMs,
           log,
         })
+        if (WORKER_FUNCTIONS.has(t.function)) workerOf(t.function).start()
         await trigger.start()
         triggers.set(id, trigger)
         if (triggerSettings(t).enhancedFanOut) log(`stream trigger ${id} polls the stream: its enhanced fan-out consumer exists on AWS only`)
