@@ -5,8 +5,8 @@
  * 100 ms limit), against the same stack without enrichments. The load client
  * runs in its own process, the emulators in theirs; enrich runs in its worker
  * thread of the stack's process. A tracker POST of 200 events first gives
- * enrich 20 s of work; the enrich line says for how long of the measurement
- * it was in a batch.
+ * enrich 20 s of work; the client measures once enrich is in that batch, and
+ * the enrich line says for how long of the measurement it was in one.
  *
  * Pass: collector and /health p99 < 200 ms beside the endless script, no
  * errors.
@@ -22,7 +22,7 @@ import { startLocalStack } from '../../lib/local/stack'
 import { emulatorsProcess, runMain } from './support/processes'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const REQUESTS = Number(process.argv[2] ?? 500)
+const REQUESTS = Number(process.argv[2] ?? 1000)
 const EVENTS = Number(process.argv[3] ?? 200)
 const P99_LIMIT_MS = 200
 
@@ -40,11 +40,16 @@ interface Result {
   health: Figures
 }
 
-function clientRun(job: object): Promise<Result> {
+/** Runs the load client; once it has posted the events, `ready` says when it may measure. */
+function clientRun(job: object, ready: () => Promise<void>): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'support/stall-load.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'support/stall-load.ts'), JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] })
     let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stdout.on('data', (d: Buffer) => {
+      const before = out
+      out += d.toString()
+      if (!before.includes('posted\n') && out.includes('posted\n')) void ready().then(() => child.stdin.write('go\n'))
+    })
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Result) : reject(new Error(`the load client exited with ${code}`))))
   })
 }
@@ -90,7 +95,17 @@ runMain(async () => {
           })
         }
         const poll = setInterval(attach, 10)
-        const r = await clientRun({ url: stack.url, requests: REQUESTS, events: EVENTS })
+        // the client measures once enrich is in the batch of the posted events
+        const inBatch = () =>
+          new Promise<void>((resolve) => {
+            const check = setInterval(() => {
+              if (inFlight > 0) {
+                clearInterval(check)
+                resolve()
+              }
+            }, 5)
+          })
+        const r = await clientRun({ url: stack.url, requests: REQUESTS, events: EVENTS }, inBatch)
         const end = Date.now()
         clearInterval(poll)
         const busyMs = spans.reduce((n, [a, b]) => n + Math.max(0, Math.min(b, end) - Math.max(a, end - r.ms)), 0)

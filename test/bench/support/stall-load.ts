@@ -1,8 +1,9 @@
 /**
  * The client side of the JavaScript-enrichment benchmark, in its own process:
- * a tracker POST of `events` page views (work for enrich), then collector
- * requests and `/health` requests, each one after another on its own
- * connection, the two loops side by side. Prints one JSON line.
+ * a tracker POST of `events` page views (work for enrich), then, once told
+ * on stdin that enrich is in a batch, collector requests and `/health`
+ * requests, each one after another on its own connection, the two loops side
+ * by side. Prints `posted`, then one JSON line.
  *
  *   node --import tsx test/bench/support/stall-load.ts '{"url":…,"requests":500,"events":300}'
  */
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   await loop(healthAgent, '/health', 20)
   const data = Array.from({ length: job.events }, () => ({ e: 'pv', p: 'web', tv: 'js-4.0.0', aid: 'bench-load', eid: randomUUID(), url: 'https://example.com/', dtm: String(Date.now()) }))
   const post = await call(collectorAgent, '/com.snowplowanalytics.snowplow/tp2', 'POST', JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }))
+  process.stdout.write('posted\n')
+  await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()))
   const started = Date.now()
   const [collector, health] = await Promise.all([loop(collectorAgent, collectorPath, job.requests), loop(healthAgent, '/health', job.requests)])
   console.log(JSON.stringify({ post: post.status, ms: Date.now() - started, collector: stats(collector), health: stats(health) }))
