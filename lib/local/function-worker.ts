@@ -108,6 +108,7 @@ export class FunctionWorker extends EventEmitter {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id)
+        this.emit('ended', id)
         reject(new InvocationTimeoutError(`Task timed out after ${timeoutSeconds} seconds`))
         // As on Lambda, the instance that timed out is not used again.
         this.end(w, `${this.key}: an invocation ran past its timeout of ${timeoutSeconds} s; its worker thread is ended and started afresh`)
@@ -140,7 +141,10 @@ export class FunctionWorker extends EventEmitter {
       const lost = [...this.pending].filter(([, p]) => p.worker === w)
       for (const [id] of lost) this.pending.delete(id)
       if (lost.length > 0 && !this.stopped) this.log(`${this.key}: its worker thread ended (exit code ${code}) with ${lost.length} invocation(s) in flight; they fail and are retried`)
-      for (const [, p] of lost) p.reject(new WorkerEndedError(`${this.key}'s worker thread ended (exit code ${code}) before the invocation answered`))
+      for (const [id, p] of lost) {
+        this.emit('ended', id)
+        p.reject(new WorkerEndedError(`${this.key}'s worker thread ended (exit code ${code}) before the invocation answered`))
+      }
     })
     return w
   }
@@ -155,18 +159,18 @@ export class FunctionWorker extends EventEmitter {
         this.emit('started', m.id)
         return
       case 'done':
-        this.emit('ended', m.id)
-        this.pending.get(m.id)?.resolve(m.result)
-        this.pending.delete(m.id)
-        return
       case 'failed': {
+        // an invocation that timed out is answered already
+        const p = this.pending.get(m.id)
+        if (!p) return
+        this.pending.delete(m.id)
         this.emit('ended', m.id)
+        if (m.t === 'done') return p.resolve(m.result)
         const err = new Error(m.error.message)
         // the name crosses the thread: a set-up failure is still one (isSetupError)
         err.name = m.error.name
         if (m.error.stack) err.stack = m.error.stack
-        this.pending.get(m.id)?.reject(err)
-        this.pending.delete(m.id)
+        p.reject(err)
       }
     }
   }
