@@ -66,6 +66,7 @@ function enrichmentsDir(script: string | undefined): string {
 runMain(async () => {
   const emulators = await emulatorsProcess()
   let failed = false
+  let baseline: Result | undefined
   const f = (x: number) => x.toFixed(1)
   try {
     for (const c of [
@@ -114,6 +115,8 @@ runMain(async () => {
         console.log(line('collector', r.collector))
         console.log(line('/health', r.health))
         console.log(`  enrich    in a batch ${f(busyMs / 1000)} s of the ${f(r.ms / 1000)} s measured (a tracker POST of ${EVENTS} events first: ${r.post})`)
+        if (!c.script) baseline = r
+        if (c.script && baseline) console.log(`  ratio to the baseline: collector p99 ×${(r.collector.p99 / baseline.collector.p99).toFixed(2)}, /health p99 ×${(r.health.p99 / baseline.health.p99).toFixed(2)}`)
         if (c.script) {
           const pass = r.collector.p99 < P99_LIMIT_MS && r.health.p99 < P99_LIMIT_MS && r.collector.errors + r.health.errors === 0
           failed ||= !pass
