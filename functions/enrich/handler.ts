@@ -9,6 +9,7 @@ import { tableName } from '../../lib/runtime/resources'
 import { lambdaMappingControl, pauseEnrich, type MappingControl } from '../../lib/aws/enrich-pause'
 import { envVar } from '../../lib/infra/resources'
 import { checkRestarts, onRestart, restartable } from '../../lib/runtime/restarts'
+import { checkRegistryChanges } from '../../lib/runtime/registry-changes'
 import { EnrichSetupError, isSetupError } from '../../lib/runtime/setup-error'
 
 let setup: EnrichmentSetup | undefined
@@ -98,6 +99,8 @@ export function createEnrichHandler(ports: EnrichPorts): (event: KinesisStreamEv
       if (isSetupError(err)) await pause(ports, err)
       throw err
     }
+    // A schema written to the registry before this batch is seen by it (locally at once, on AWS within REGISTRY_CHECK_MS).
+    await checkRegistryChanges(() => clients().ddb)
     try {
       const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, data: Buffer.from(r.kinesis.data, 'base64') }))
       const result = await processBatch(rt, records)

@@ -45,15 +45,17 @@ function recordedCached(env: NodeJS.ProcessEnv, now = Date.now()): Promise<Healt
 }
 
 /**
- * `200 ok`, or `503` naming each cause: the components this process saw go
- * down (the local stack), enrich paused by a set-up failure (recorded in the
- * settings table, on AWS and locally) and enrich off for lack of the licence
- * (on AWS, from the deployment; the local stack marks it down itself).
+ * `200` while this instance takes events, `503` on a fault, listing each
+ * component that is not simply working (see `healthAnswer`): the components
+ * this process saw go down or marked off (the local stack), enrich paused by
+ * a set-up failure (a fault, recorded in the settings table, on AWS and
+ * locally) and enrich off for lack of the licence (deliberate; on AWS from
+ * the deployment, the local stack marks it itself).
  */
 export const handler = httpLambda(async () => {
   const env = process.env
   const lines: HealthLine[] = [...downDependencies()]
-  if (env[ENRICH_OFF_ENV] === 'licence') lines.push({ component: ENRICH_COMPONENT, since: started, reason: LICENCE_OFF_REASON })
+  if (env[ENRICH_OFF_ENV] === 'licence') lines.push({ component: ENRICH_COMPONENT, since: started, reason: LICENCE_OFF_REASON, state: 'deliberate' })
   const stored = await recordedCached(env)
   // Locally the settings table is DynamoDB Local: while it is named down, that line says why the table cannot be read.
   const dynamoDown = lines.some((l) => l.component === 'dynamodb')

@@ -6,7 +6,7 @@ import { hashCredentials, verifyCredentials } from '../core/auth/basic'
 import { controlPlaneApi } from '../core/control-plane/api'
 import { hashKey } from '../core/iglu/apikeys'
 import { deleteIndex } from '../core/search/store'
-import { LICENCE } from '../core/enrich/config'
+import { LICENCE, LICENCE_ENV } from '../core/enrich/config'
 import { LICENCE_SOURCE_ENV } from '../core/enrich/function-config'
 import { FLOE_VERSION } from '../core/version'
 import type { HttpHandler } from '../http/types'
@@ -153,7 +153,8 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
     trackingPlans: trackingPlansFromEnvironment(env, clients),
     async licence() {
       const source = env[LICENCE_SOURCE_ENV]
-      if (source === 'configuration' || source === 'environment') return { accepted: true, by: source, licence: LICENCE }
+      if (source === 'environment') return { accepted: true, by: source, variable: LICENCE_ENV, licence: LICENCE }
+      if (source === 'configuration') return { accepted: true, by: source, licence: LICENCE }
       const r = await recordedLicence(ddb, settings)
       return r ? { accepted: true, by: r.by, at: r.at, licence: LICENCE } : { accepted: false, licence: LICENCE }
     },
@@ -165,7 +166,8 @@ function build(env: NodeJS.ProcessEnv): HttpHandler {
         await licenceAccepted()
         return 'enrich starts processing the waiting records'
       }
-      if (env[LICENCE_SOURCE_ENV] === 'configuration' || env[LICENCE_SOURCE_ENV] === 'environment') return `enrich already runs (the licence was accepted through its ${env[LICENCE_SOURCE_ENV]})`
+      if (env[LICENCE_SOURCE_ENV] === 'environment') return `enrich already runs (the licence was accepted through the environment variable ${LICENCE_ENV})`
+      if (env[LICENCE_SOURCE_ENV] === 'configuration') return 'enrich already runs (the licence was accepted in its configuration, license.accept)'
       return 'recorded; deploy again with ACCEPT_LIMITED_USE_LICENSE=yes (npx cdk deploy) to enable enrich\'s trigger'
     },
   })

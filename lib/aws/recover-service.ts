@@ -19,6 +19,7 @@ import type { SearchDb } from '../core/search/store'
 import { envVar } from '../infra/resources'
 import { database } from './database'
 import { restartable } from '../runtime/restarts'
+import { checkRegistryChanges } from '../runtime/registry-changes'
 import { bucketName, streamName, tableName } from '../runtime/resources'
 import { clients } from './clients'
 import { createRuntime, loadEnrichments, type EnrichKinesisRuntime } from './enrich-kinesis'
@@ -46,6 +47,8 @@ const enricher = restartable(['enrich', 'registry'], () => {
 
 async function verdicts(payloads: readonly Uint8Array[]): Promise<Verdict[]> {
   const rt = await enricher.get()
+  // The registry as the running enrich sees it: what was pushed before this page is seen (see lib/runtime/registry-changes.ts).
+  await checkRegistryChanges(() => clients().ddb)
   const outcomes = await enrichBatch(rt.enricher, payloads, { concurrency: rt.config.concurrency.enrich })
   return outcomes.map((o) => ({
     good: o.outputs.filter((x) => x.kind === 'good').length,

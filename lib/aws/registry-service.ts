@@ -7,6 +7,7 @@ import { createRegistryService } from '../core/iglu/service'
 import { bucketName, tableName } from '../runtime/resources'
 import { clients } from './clients'
 import { restartable } from '../runtime/restarts'
+import { registryChanged } from '../runtime/registry-changes'
 import { DynamoKeyStore, DynamoSchemaStore, S3Publisher } from './registry-store'
 
 const truthy = (v: string | undefined) => /^(1|true|yes|on)$/i.test(v?.trim() ?? '')
@@ -24,6 +25,8 @@ export function registryFromEnvironment(env: NodeJS.ProcessEnv = process.env): H
       publisher: new S3Publisher(s3, bucketName('assets'), env.FLOE_REGISTRY_EXPORT_PREFIX ?? ''),
       superApiKey,
       patchesAllowed: truthy(env.FLOE_REGISTRY_PATCHES_ALLOWED),
+      // every resolver of the deployment forgets what the registry answered (see lib/runtime/registry-changes.ts)
+      schemasChanged: () => registryChanged(() => ddb, env),
       ...(env.FLOE_REGISTRY_MAX_PAYLOAD ? { maxPayloadSize: Number(env.FLOE_REGISTRY_MAX_PAYLOAD) } : {}),
     })
   })

@@ -6,7 +6,7 @@
  * The body is kept as JSON text so key order survives.
  *
  * `apiKeys` table: pk = `iglu#{sha256 of the key}`; gsi1 lists registry keys by vendor.
- * `settings` table: pk = `registry`, sk = `superApiKey` holds the super key hash.
+ * `settings` table: pk = `registry`, sk = `superApiKey` holds the super key hash (through the secret seal).
  */
 import {
   BatchGetItemCommand,
@@ -24,6 +24,9 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { compareSchemaVer, formatSchemaVer, parseSchemaVer, toIgluUri, type SchemaKey, type SchemaVer } from '../core/iglu/keys'
 import type { KeyAction, Permission, SchemaAction } from '../core/iglu/permissions'
 import type { JsonObject } from '../core/iglu/selfdesc'
+import { SECRET_PURPOSES, UnopenableSecretError, type SecretSeal } from '../core/secrets-at-rest'
+import { runtimeSeal } from '../runtime/secrets-at-rest'
+import { sealInPlace, type SealOutcome } from './sealed-items'
 import { sortSchemas, type KeyStore, type SchemaStore, type StaticPublisher, type StoredKey, type StoredSchema, type SuperKeyStore } from '../core/iglu/store'
 import { queryAll } from './dynamo'
 
@@ -197,11 +200,14 @@ export class DynamoSchemaStore implements SchemaStore {
   }
 }
 
+const SUPER_KEY = { pk: { S: 'registry' }, sk: { S: 'superApiKey' } }
+
 export class DynamoKeyStore implements KeyStore, SuperKeyStore {
   constructor(
     private readonly ddb: DynamoDBClient,
     private readonly keysTable: string,
     private readonly settingsTable: string,
+    private readonly seal: SecretSeal = runtimeSeal(),
   ) {}
 
   async get(hash: string): Promise<StoredKey | undefined> {
@@ -238,20 +244,29 @@ export class DynamoKeyStore implements KeyStore, SuperKeyStore {
     await this.ddb.send(new DeleteItemCommand({ TableName: this.keysTable, Key: { pk: { S: `iglu#${hash}` } } }))
   }
 
+  /** The stored super key's hash; none when it cannot be opened (the key file was replaced: `floe registry superkey --reset` sets a new one). */
   async getSuperKeyHash() {
-    const res = await this.ddb.send(new GetItemCommand({
-      TableName: this.settingsTable,
-      Key: { pk: { S: 'registry' }, sk: { S: 'superApiKey' } },
-      ConsistentRead: true,
-    }))
-    return res.Item?.hash?.S
+    const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key: SUPER_KEY, ConsistentRead: true }))
+    const stored = res.Item?.hash?.S
+    if (stored === undefined) return undefined
+    try {
+      return this.seal.open(stored, SECRET_PURPOSES.superKeyHash)
+    } catch (err) {
+      if (err instanceof UnopenableSecretError) return undefined
+      throw err
+    }
+  }
+
+  /** Seals a super key hash written in clear (by an older version). */
+  sealStoredSuperKey(): Promise<SealOutcome> {
+    return sealInPlace(this.ddb, this.settingsTable, SUPER_KEY, 'hash', SECRET_PURPOSES.superKeyHash, this.seal)
   }
 
   async putSuperKeyHash(hash: string, opts: { onlyIfAbsent: boolean }) {
     try {
       await this.ddb.send(new PutItemCommand({
         TableName: this.settingsTable,
-        Item: { pk: { S: 'registry' }, sk: { S: 'superApiKey' }, hash: { S: hash }, updatedAt: { S: new Date().toISOString() } },
+        Item: { ...SUPER_KEY, hash: { S: this.seal.seal(hash, SECRET_PURPOSES.superKeyHash) }, updatedAt: { S: new Date().toISOString() } },
         ...(opts.onlyIfAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
       }))
       return true

@@ -5,6 +5,8 @@ import type { HttpHandler } from '../http/types'
 import { database } from './database'
 import { deploymentResolver } from './resolver'
 import { restartable } from '../runtime/restarts'
+import { checkRegistryChanges } from '../runtime/registry-changes'
+import { clients } from './clients'
 import { searchTimeoutMs } from '../core/search/settings'
 
 export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
@@ -16,6 +18,8 @@ export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): Htt
     timeoutMs,
     version: ENRICH_VERSION,
     async lookupSchema(vendor, name, format, version) {
+      // what was pushed to the registry before this request is seen (lib/runtime/registry-changes.ts)
+      await checkRegistryChanges(() => clients().ddb)
       const r = await resolver.get().lookupSchema(`iglu:${vendor}/${name}/${format}/${version}`)
       return r.ok ? { ok: true, schema: r.value } : { ok: false, errors: { message: r.message, lookupHistory: r.failures } }
     },

@@ -14,13 +14,41 @@ import { hashKey } from '../core/iglu/apikeys'
 import type { ResourceNames } from '../infra/resources'
 import { DynamoCredentialStore } from './credentials-store'
 import { DynamoKeyStore } from './registry-store'
+import { DynamoAccountStore } from './tracking-design-store'
+import type { SecretSeal } from '../core/secrets-at-rest'
 
-export function credentialStoreOf(ddb: DynamoDBClient, names: ResourceNames): DynamoCredentialStore {
-  return new DynamoCredentialStore(ddb, names.tables.settings)
+/** The stores take this process's seal (`runtimeSeal`) unless given one (the CLI gives its target's). */
+export function credentialStoreOf(ddb: DynamoDBClient, names: ResourceNames, seal?: SecretSeal): DynamoCredentialStore {
+  return new DynamoCredentialStore(ddb, names.tables.settings, seal)
 }
 
-function keyStoreOf(ddb: DynamoDBClient, names: ResourceNames): DynamoKeyStore {
-  return new DynamoKeyStore(ddb, names.tables.apiKeys, names.tables.settings)
+function keyStoreOf(ddb: DynamoDBClient, names: ResourceNames, seal?: SecretSeal): DynamoKeyStore {
+  return new DynamoKeyStore(ddb, names.tables.apiKeys, names.tables.settings, seal)
+}
+
+/**
+ * Seals the secrets an older version wrote in clear (the pages' password hash, the registry's super
+ * key hash, the token signing secret), each written back only if unchanged meanwhile; the lines to log
+ * say what was done and which stored secret cannot be opened with the key (and how to replace it).
+ */
+export async function sealStoredSecrets(ddb: DynamoDBClient, names: ResourceNames, seal: SecretSeal): Promise<string[]> {
+  const outcomes = {
+    'the sign-in password hash': await credentialStoreOf(ddb, names, seal).sealStored(),
+    "the registry's super key hash": await keyStoreOf(ddb, names, seal).sealStoredSuperKey(),
+    'the token signing secret': await new DynamoAccountStore(ddb, names.tables.apiKeys, names.tables.settings, seal).sealStoredSigningSecret(),
+  }
+  const lines: string[] = []
+  const sealed = Object.entries(outcomes).filter(([, o]) => o === 'sealed').map(([what]) => what)
+  if (sealed.length > 0) lines.push(`secrets at rest: sealed ${sealed.join(', ')} (stored in clear by an older version)`)
+  const remedies: Record<string, string> = {
+    'the sign-in password hash': "no password signs in until 'npx floe credentials reset' sets a new one",
+    "the registry's super key hash": "'npx floe registry superkey --reset' sets a new super key (FLOE_SUPER_API_KEY still works)",
+    'the token signing secret': 'a new one replaces it at the first request; tokens signed before stop working',
+  }
+  for (const [what, o] of Object.entries(outcomes)) {
+    if (o === 'unopenable') lines.push(`secrets at rest: ${what} was sealed with another key than this data directory's secrets.key and cannot be opened: ${remedies[what]}`)
+  }
+  return lines
 }
 
 /**
@@ -28,18 +56,18 @@ function keyStoreOf(ddb: DynamoDBClient, names: ResourceNames): DynamoKeyStore {
  * stored: generated, stored hashed, and returned to be shown once; undefined
  * when there is one already.
  */
-export async function ensureSuperKey(ddb: DynamoDBClient, names: ResourceNames, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+export async function ensureSuperKey(ddb: DynamoDBClient, names: ResourceNames, env: NodeJS.ProcessEnv, seal?: SecretSeal): Promise<string | undefined> {
   if (env.FLOE_SUPER_API_KEY?.trim()) return undefined
-  const keys = keyStoreOf(ddb, names)
+  const keys = keyStoreOf(ddb, names, seal)
   if (await keys.getSuperKeyHash()) return undefined
   const key = randomUUID()
   return (await keys.putSuperKeyHash(hashKey(key), { onlyIfAbsent: true })) ? key : undefined
 }
 
 /** Replaces the stored super API key by a new generated one, returned to be shown once. */
-export async function resetSuperKey(ddb: DynamoDBClient, names: ResourceNames): Promise<string> {
+export async function resetSuperKey(ddb: DynamoDBClient, names: ResourceNames, seal?: SecretSeal): Promise<string> {
   const key = randomUUID()
-  await keyStoreOf(ddb, names).putSuperKeyHash(hashKey(key), { onlyIfAbsent: false })
+  await keyStoreOf(ddb, names, seal).putSuperKeyHash(hashKey(key), { onlyIfAbsent: false })
   return key
 }
 

@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { HttpHandler } from '../http/types'
 import { createTrackingDesignService } from '../core/tracking-design/service'
 import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
+import { checkRegistryChanges, followRegistry } from '../runtime/registry-changes'
 import { cachedRegistry, schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { cachedLists, listCacheSeconds } from '../core/tracking-design/list-cache'
 import { defaultResolver } from '../runtime/default-resolver'
@@ -38,7 +39,8 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
       schemas: tableName('schemas'),
     })
     const resolving = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
-    const registry = cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 })
+    // A schema written to the registry is seen by the next request (lib/runtime/registry-changes.ts).
+    const registry = followRegistry(cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 }))
     const specs = cachedLists(stores.specs, { ttlMs: listCacheSeconds(env) * 1000 })
     const handler = createTrackingDesignService({ ...stores, specs, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
     // Records from before the list indexes get their keys once, before the first request is answered.
@@ -49,6 +51,7 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
         throw err
       })
       await indexed
+      await checkRegistryChanges(() => clients().ddb)
       return handler(req)
     }
   })

@@ -14,7 +14,7 @@
  * `apiKeys`: pk = `org-key-id#{keyId}` and pk = `org-key#{sha256 of secret}` (both written in one
  *   transaction); gsi1pk = `org-keys#{orgId}` lists an organization's keys.
  * `settings`: pk = `org#{orgId}` with sk = `org` (the organization), `dataProduct#{id}` and
- *   `sourceApp#{id}`; pk = `tracking-design`, sk = `jwtSecret` holds the token signing secret.
+ *   `sourceApp#{id}`; pk = `tracking-design`, sk = `jwtSecret` holds the token signing secret (through the secret seal).
  */
 import {
   BatchWriteItemCommand,
@@ -35,6 +35,9 @@ import { nameClaim, sourceKey, type NameClaim } from '../core/tracking-design/va
 import { dataStructureHash } from '../core/tracking-design/datastructures'
 import { formatSchemaVer } from '../core/iglu/keys'
 import { itemReader, queryAll } from './dynamo'
+import { SECRET_PURPOSES, UnopenableSecretError, type SecretSeal } from '../core/secrets-at-rest'
+import { runtimeSeal } from '../runtime/secrets-at-rest'
+import { sealInPlace, type SealOutcome } from './sealed-items'
 
 type Item = Record<string, AttributeValue>
 
@@ -399,7 +402,12 @@ function keyFromItem(item: Item | undefined): OrgApiKey | undefined {
 }
 
 export class DynamoAccountStore implements AccountStore {
-  constructor(private readonly ddb: DynamoDBClient, private readonly keysTable: string, private readonly settingsTable: string) {}
+  constructor(
+    private readonly ddb: DynamoDBClient,
+    private readonly keysTable: string,
+    private readonly settingsTable: string,
+    private readonly seal: SecretSeal = runtimeSeal(),
+  ) {}
 
   async getOrg(id: string): Promise<Organization | undefined> {
     const item = await itemReader(this.ddb).get(this.settingsTable, { pk: { S: `org#${id.toLowerCase()}` }, sk: { S: 'org' } })
@@ -454,25 +462,43 @@ export class DynamoAccountStore implements AccountStore {
     return true
   }
 
-  async signingSecret(candidate: string) {
-    const Key = { pk: { S: 'tracking-design' }, sk: { S: 'jwtSecret' } }
-    const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key, ConsistentRead: true }))
-    if (res.Item?.secret?.S) return res.Item.secret.S
-    try {
-      await this.ddb.send(new PutItemCommand({
-        TableName: this.settingsTable,
-        Item: { ...Key, secret: { S: candidate }, createdAt: { S: new Date().toISOString() } },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }))
-      return candidate
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err
-      // Another instance stored one first: use it.
-      const again = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key, ConsistentRead: true }))
-      return again.Item!.secret!.S!
+  /**
+   * The token signing secret, stored sealed (`candidate` when none is stored yet). One that cannot be
+   * opened (the key file was replaced) is replaced by `candidate`: the tokens signed with it stop working.
+   */
+  async signingSecret(candidate: string): Promise<string> {
+    const purpose = SECRET_PURPOSES.signingSecret
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.ddb.send(new GetItemCommand({ TableName: this.settingsTable, Key: SIGNING_SECRET, ConsistentRead: true }))
+      const stored = res.Item?.secret?.S
+      if (stored) {
+        try {
+          return this.seal.open(stored, purpose)
+        } catch (err) {
+          if (!(err instanceof UnopenableSecretError) || attempt >= 2) throw err
+        }
+      }
+      try {
+        await this.ddb.send(new PutItemCommand({
+          TableName: this.settingsTable,
+          Item: { ...SIGNING_SECRET, secret: { S: this.seal.seal(candidate, purpose) }, createdAt: { S: new Date().toISOString() } },
+          ...(stored ? { ConditionExpression: 'secret = :old', ExpressionAttributeValues: { ':old': { S: stored } } } : { ConditionExpression: 'attribute_not_exists(pk)' }),
+        }))
+        return candidate
+      } catch (err) {
+        if (!isConditionFailure(err) || attempt >= 4) throw err
+        // another instance stored one first: use it
+      }
     }
   }
+
+  /** Seals a signing secret written in clear (by an older version). */
+  sealStoredSigningSecret(): Promise<SealOutcome> {
+    return sealInPlace(this.ddb, this.settingsTable, SIGNING_SECRET, 'secret', SECRET_PURPOSES.signingSecret, this.seal)
+  }
 }
+
+const SIGNING_SECRET = { pk: { S: 'tracking-design' }, sk: { S: 'jwtSecret' } }
 
 export class DynamoCatalogStore implements CatalogStore {
   constructor(private readonly ddb: DynamoDBClient, private readonly table: string) {}

@@ -15,6 +15,7 @@ import { envVar } from '../infra/resources'
 import { database } from './database'
 import { defaultResolver } from '../runtime/default-resolver'
 import { restartable } from '../runtime/restarts'
+import { checkRegistryChanges, followRegistry } from '../runtime/registry-changes'
 import { bucketName, tableName } from '../runtime/resources'
 import { configsFromBucket } from './enrichments'
 import { externalRepositories } from './external-registries'
@@ -35,7 +36,7 @@ export function trackingPlansFromEnvironment(env: NodeJS.ProcessEnv, clients: ()
     return trackingPlansApi({
       specs: stores.specs,
       catalog: stores.catalog,
-      registry: cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 }),
+      registry: followRegistry(cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 })),
       listOrgs: () => stores.accounts.listOrgs(),
       ...(hasSearchStore ? { search: () => database('search') } : {}),
       async enrichment() {
@@ -50,5 +51,10 @@ export function trackingPlansFromEnvironment(env: NodeJS.ProcessEnv, clients: ()
       now: () => Date.now(),
     })
   })
-  return (req) => service.get()(req)
+  return async (req) => {
+    const handler = service.get()
+    // A schema written to the registry is seen by this request (lib/runtime/registry-changes.ts).
+    await checkRegistryChanges(() => clients().ddb)
+    return handler(req)
+  }
 }

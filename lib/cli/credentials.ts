@@ -27,7 +27,7 @@ export const credentialsResetCommand: Command = {
     if (rest.length > 0) throw usageError(RESET_USAGE, `unexpected ${rest.join(' ')} (the new password is read from FLOE_PASSWORD, never from the command line)`)
     let r
     try {
-      r = await withTarget(target, (t) => resetCredentials(credentialStoreOf(t.ddb, t.names), process.env))
+      r = await withTarget(target, (t) => resetCredentials(credentialStoreOf(t.ddb, t.names, t.seal), process.env))
     } catch (err) {
       if (err instanceof CredentialsConfigError) throw new UsageError(err.message)
       throw err
@@ -44,7 +44,7 @@ export const credentialsResetCommand: Command = {
 
 /** `floe registry superkey --reset`: a new generated super API key, stored hashed and printed once. */
 export async function resetSuperKeyCommand(target: TargetOptions): Promise<number> {
-  const key = await withTarget(target, (t) => resetSuperKey(t.ddb, t.names))
+  const key = await withTarget(target, (t) => resetSuperKey(t.ddb, t.names, t.seal))
   process.stdout.write(`Super API key changed. New key (shown once): ${key}\nThe registry uses it within 30 seconds; a key from FLOE_SUPER_API_KEY stays valid while that variable is set.\n`)
   return 0
 }

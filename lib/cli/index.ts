@@ -20,6 +20,7 @@ const GROUPS: ReadonlyArray<readonly [string, () => Promise<readonly Command[]>]
   ['enrich', async () => [(await import('./enrich')).enrichCommand]],
   ['credentials', async () => [(await import('./credentials')).credentialsResetCommand]],
   ['recover', async () => [(await import('./recover')).recoverCommand]],
+  ['rehearse', async () => [(await import('./rehearse')).rehearseCommand]],
 ]
 
 /** The commands of the group `word` (the first word of argv), or all of them. */

@@ -7,7 +7,7 @@ import { localTarget, onTarget, resolveTarget, takeTargetOptions, TARGET_USAGE, 
 
 /** The account store (API keys and settings tables) of a target. */
 export function accountStore(target: Target): DynamoAccountStore {
-  return new DynamoAccountStore(target.ddb, target.names.tables.apiKeys, target.names.tables.settings)
+  return new DynamoAccountStore(target.ddb, target.names.tables.apiKeys, target.names.tables.settings, target.seal)
 }
 
 /** The account store of the local stack found through `${FLOE_DATA_DIR:-.floe}/endpoints.json`. */

@@ -14,7 +14,10 @@ import { locationFromOutputs } from '../infra/outputs'
 import { localNames, type ResourceNames } from '../infra/resources'
 import { UsageError } from './command'
 import type { TargetOptions } from './target-options'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { STORED_AS_IS, type SecretSeal } from '../core/secrets-at-rest'
+import { SECRETS_KEY_FILE } from '../local/secrets-key'
+import { readSecretsKey, sealWithKey } from '../runtime/secrets-at-rest'
 import { join, resolve } from 'node:path'
 
 export interface Target {
@@ -31,6 +34,8 @@ export interface Target {
   readonly clientConfig?: AwsClientConfig
   /** A deployment's stack outputs (key → value). */
   readonly outputs?: Readonly<Record<string, string>>
+  /** How the target keeps secrets at rest: sealed with the data directory's key locally, as they are on AWS. */
+  readonly seal: SecretSeal
 }
 
 export interface AwsClientConfig {
@@ -48,8 +53,12 @@ export interface EndpointsFileLike {
   readonly namePrefix?: string
 }
 
+function localDataDir(): string {
+  return resolve(process.env.FLOE_DATA_DIR || '.floe')
+}
+
 /** `endpoints.json` of the running local stack, in `${FLOE_DATA_DIR:-.floe}`. */
-export function readEndpointsFile(dir = resolve(process.env.FLOE_DATA_DIR || '.floe')): EndpointsFileLike {
+export function readEndpointsFile(dir = localDataDir()): EndpointsFileLike {
   const file = join(dir, 'endpoints.json')
   let text: string
   try {
@@ -62,9 +71,13 @@ export function readEndpointsFile(dir = resolve(process.env.FLOE_DATA_DIR || '.f
 
 /** The local stack's target, from `endpoints.json`. */
 export function localTarget(): Target {
-  const ep = readEndpointsFile()
+  const dir = localDataDir()
+  const ep = readEndpointsFile(dir)
   const { ddb, kinesis } = makeClients({ dynamodb: ep.dynamodb, kinesis: ep.kinesis, s3: ep.s3 })
-  return { description: 'the local stack', names: localNames(ep.namePrefix ?? 'floe'), apiUrl: ep.http, ddb, kinesis }
+  // the stack seals its secrets with the data directory's key (a stack started without one stores them as they are)
+  const keyFile = join(dir, SECRETS_KEY_FILE)
+  const seal = existsSync(keyFile) ? sealWithKey(readSecretsKey(keyFile)) : STORED_AS_IS
+  return { description: 'the local stack', names: localNames(ep.namePrefix ?? 'floe'), apiUrl: ep.http, ddb, kinesis, seal }
 }
 
 /** An AWS SDK error as one line a user can act on, for the stack named `stack`. */
@@ -124,6 +137,7 @@ export async function stackTarget(o: TargetOptions & { stack: string }): Promise
     outputs,
     names: loc.value.names,
     apiUrl: loc.value.apiUrl,
+    seal: STORED_AS_IS,
     ddb: new DynamoDBClient(config),
     // HTTP/1.1: every call the commands make works on it (the SDK's default for Kinesis is HTTP/2)
     kinesis: new KinesisClient({ ...config, requestHandler: new NodeHttpHandler({ connectionTimeout: 5000 }) }),

@@ -100,8 +100,9 @@ export class FloeFunction extends Construct {
         this.fn.addEnvironment(envVar(kind, key), name(resource))
       }
     }
-    // A function the control plane can restart reads the restart generations from the settings table.
-    const tablesGranted = decl.services?.length && !decl.tables?.settings ? { ...decl.tables, settings: 'read' as const } : decl.tables
+    // A function the control plane can restart reads the restart generations from the settings table;
+    // one that resolves schemas reads the registry's change counter there (lib/runtime/registry-changes.ts).
+    const tablesGranted = (decl.services?.length || decl.resolvesSchemas) && !decl.tables?.settings ? { ...decl.tables, settings: 'read' as const } : decl.tables
     grant('table', tablesGranted, data.tables, { read: (t) => t.grantReadData(this.fn), write: (t) => t.grantWriteData(this.fn), readWrite: (t) => t.grantReadWriteData(this.fn) }, (t) => t.tableName)
     grant('stream', decl.streams, data.streams, { read: (s) => s.grantRead(this.fn), write: (s) => s.grantWrite(this.fn), readWrite: (s) => s.grantReadWrite(this.fn) }, (s) => s.streamName)
     grant('bucket', decl.buckets, data.buckets, { read: (b) => b.grantRead(this.fn), write: (b) => b.grantWrite(this.fn), readWrite: (b) => b.grantReadWrite(this.fn) }, (b) => b.bucketName)

@@ -33,7 +33,11 @@ export interface FunctionDecl {
   readonly optionalDatabases?: Partial<Record<DatabaseKey, Access>>
   readonly routes?: readonly RouteDecl[]
   readonly environment?: Readonly<Record<string, string>>
-  /** Resolves schemas through the resolver: the Iglu Central snapshot (`schemas/iglu-central`) ships with it. */
+  /**
+   * Resolves schemas through the resolver: the Iglu Central snapshot
+   * (`schemas/iglu-central`) ships with it, and it reads the registry's change
+   * counter from the settings table (granted with this).
+   */
   readonly resolvesSchemas?: boolean
   /** Data files of npm packages read at run time (`package/file`), shipped next to the bundle (see `lib/core/package-files.ts`). */
   readonly packageFiles?: readonly string[]

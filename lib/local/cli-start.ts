@@ -4,8 +4,10 @@ import { resolve, join } from 'node:path'
 import { isUuidV4 } from '../core/iglu/apikeys'
 import { JavaMissingError } from './emulators'
 import { JavaCompilerMissingError } from './dynamodb/launcher'
-import { ensurePrivateDir, writePrivateFile } from './private-files'
+import { closeTree, ensurePrivateDir, keepCreatedFilesPrivate, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
+import { licenceBannerLine } from '../core/health/report'
+import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
 import { passwordProblem, usernameProblem } from '../core/auth/basic'
@@ -105,8 +107,12 @@ export async function startFromCli(): Promise<number> {
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
   const emulatorHost = emulatorHostFor(host)
   if (emulatorHost !== host) log(`FLOE_HOST is ${host}: the gateway (port ${port || 'chosen'}) is reachable from other machines; the emulators listen on ${emulatorHost} only`)
+  // Everything this process and its children create is this user's only (the emulators make their
+  // files with their own modes, under the umask), and what an older version left open is closed.
+  keepCreatedFilesPrivate()
   try {
     ensurePrivateDir(dir, log)
+    closeTree(dir, log)
     claimDataDir(dir)
   } catch (err) {
     process.stderr.write(`floe: ${(err as Error).message}\n`)
@@ -166,6 +172,7 @@ export async function startFromCli(): Promise<number> {
         : []),
       `  stream triggers ${[...stack.triggers.keys()].join(', ') || 'none'}`,
       ...[...stack.disabledTriggers].map(([id, reason]) => `  not started     ${id}: ${reason}`),
+      ...([...stack.disabledTriggers.values()].includes(LICENSE_MESSAGE) ? [licenceBannerLine(stack.url)] : []),
       `  endpoints file  ${endpointsFile}`,
       'Press Ctrl+C to stop.',
       '',

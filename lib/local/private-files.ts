@@ -37,6 +37,46 @@ export function tightenFiles(dir: string, log?: (line: string) => void): void {
   if (tightened > 0) log?.(`${dir}: ${tightened} file${tightened === 1 ? ' was' : 's were'} readable by other users; now 0600`)
 }
 
+/**
+ * Takes every group and other permission off `dir` and everything under it
+ * (`chmod -R go-rwx`: symbolic links are not followed), saying how many
+ * entries through `log`. One `lstat` an entry; nothing is written when all are
+ * closed already.
+ */
+export function closeTree(dir: string, log?: (line: string) => void): number {
+  if (!posix) return 0
+  let closed = 0
+  const walk = (path: string) => {
+    let st
+    try {
+      st = lstatSync(path)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw err
+    }
+    if (st.isSymbolicLink()) return
+    if ((st.mode & 0o077) !== 0) {
+      chmodSync(path, st.mode & 0o700)
+      closed++
+    }
+    if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name))
+  }
+  walk(dir)
+  if (closed > 0) log?.(`${dir}: ${closed} entr${closed === 1 ? 'y was' : 'ies were'} open to other users; now closed to them (group and other permissions removed)`)
+  return closed
+}
+
+/**
+ * Sets this process's umask to 077 for good, so that everything it and its
+ * children create (the emulators' files, the search store's, logs) is its
+ * user's only. Not where the umask cannot be set (a worker thread).
+ */
+export function keepCreatedFilesPrivate(): void {
+  try {
+    process.umask(0o077)
+  } catch {}
+}
+
 /** Opens `path` (`flags` as for `fs.openSync`) as a file only its owner can read or write, also when it existed before. */
 export function openPrivateFile(path: string, flags: 'w' | 'a' | 'wx'): number {
   const fd = openSync(path, flags, PRIVATE_FILE_MODE)

@@ -5,11 +5,14 @@
  * and on Aurora (see `lib/core/search/store.ts`).
  *
  * A new data directory is a copy of an initialised template kept in the
- * system's temporary directory (one per PGlite version): `initdb` runs once
- * per machine instead of at every start, which saves seconds and half a
- * gigabyte of memory.
+ * user's cache in the system's temporary directory (one per PGlite version):
+ * `initdb` runs once per user instead of at every start, which saves seconds
+ * and half a gigabyte of memory.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { PrivateNodeFS } from './pglite-private-fs'
+import { closeTree } from './private-files'
+import { defaultCacheRoot, unsafeDirProblem } from './dynamodb/launcher'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -23,14 +26,25 @@ export const pgliteClient = (q: PGlite | Transaction): SqlClient => ({
   transaction: async (fn) => ('transaction' in q ? (q as PGlite).transaction((tx) => fn(pgliteClient(tx))) : fn(pgliteClient(q))),
 })
 
-/** An initialised, empty data directory for this PGlite version, created once. */
-async function template(): Promise<string> {
+/**
+ * An initialised, empty data directory for this PGlite version, created once in this user's cache
+ * (`<tmp>/floe-<uid>/`, used only when it is ours and closed to others: a template another user
+ * could write would become every new store). Undefined when there is no such cache.
+ */
+async function template(): Promise<string | undefined> {
   // the package's exports hide package.json: read it next to its entry point (dist/…)
   const version = (JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string }).version
-  const dir = join(tmpdir(), `floe-pglite-${version}`)
+  const root = defaultCacheRoot()
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 })
+    if (unsafeDirProblem(root)) return undefined
+  } catch {
+    return undefined
+  }
+  const dir = join(root, `pglite-${version}`)
   if (existsSync(join(dir, 'PG_VERSION'))) return dir
   const building = `${dir}.${process.pid}-${Date.now()}`
-  const pg = await PGlite.create(building)
+  const pg = await PGlite.create({ fs: new PrivateNodeFS(building) })
   await pg.close()
   try {
     renameSync(building, dir)
@@ -46,9 +60,13 @@ export async function openPglite(dir?: string): Promise<{ pg: PGlite; close(): P
   const where = dir ?? mkdtempSync(join(tmpdir(), 'floe-search-'))
   if (!existsSync(join(where, 'PG_VERSION'))) {
     mkdirSync(where, { recursive: true })
-    cpSync(await template(), where, { recursive: true })
+    // without a template, PGlite initialises the directory itself (slower)
+    const from = await template()
+    if (from !== undefined) cpSync(from, where, { recursive: true })
+    // the data is its user's only, whatever the template's modes
+    closeTree(where)
   }
-  const pg = await PGlite.create(where)
+  const pg = await PGlite.create({ fs: new PrivateNodeFS(where) })
   return {
     pg,
     async close() {

@@ -19,11 +19,15 @@ import { invoke } from './handlers'
 import { FunctionWorker, WORKER_FUNCTIONS } from './function-worker'
 import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
-import { markDown, markUp } from '../runtime/dependencies'
+import { markOff, markUp } from '../runtime/dependencies'
+import { LICENCE_OFF_REASON } from '../core/health/report'
 import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { onLicenceAccepted } from '../runtime/licence'
 import { recordedLicence } from '../aws/licence'
 import { provision } from './provision'
+import { ensureSecretsKey } from './secrets-key'
+import { sealStoredSecrets } from '../aws/secrets'
+import { runtimeSeal, SECRETS_KEY_FILE_ENV } from '../runtime/secrets-at-rest'
 import { LocalHttps, type LocalHttpsOptions } from './https/manager'
 import { httpsFromEnvironment } from './https/settings'
 import { setHttpsControl } from '../runtime/https'
@@ -148,6 +152,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // Functions read resource names and endpoints from the environment, as on Lambda.
     // GET / leads to the home page, as on Snowplow Mini (FLOE_COLLECTOR_CONFIG's rootResponse still wins).
     process.env[ROOT_REDIRECT_ENV] ??= '/home'
+    // Secrets at rest are sealed with the data directory's key (its path to the functions, never the key).
+    if (opts.dataDir !== undefined) process.env[SECRETS_KEY_FILE_ENV] = ensureSecretsKey(opts.dataDir, log)
+    else delete process.env[SECRETS_KEY_FILE_ENV]
     Object.assign(process.env, resourceEnvironment(names), opts.environment, {
       [LOCAL_ENDPOINTS_ENV]: JSON.stringify(endpoints),
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
@@ -160,6 +167,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     for (const decl of Object.values(functions) as { environment?: Record<string, string> }[]) Object.assign(process.env, decl.environment)
     const aws = makeClients(endpoints)
     await provision(aws, names, log)
+    for (const line of await sealStoredSecrets(aws.ddb, names, runtimeSeal())) log(line)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
 
     if (opts.triggers !== false) {
@@ -201,9 +209,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           // the checkpoint once the function can run.
           disabledTriggers.set(id, reason)
           log(`stream trigger ${id} is not started: ${reason}`)
-          // A function left off for lack of the licence is a stack that does not work: /health says so.
+          // Off for lack of the licence: events are taken and wait; /health lists it as deliberate (200).
           if (licenceOff) {
-            markDown(id, `${t.function} is off until the licence is accepted (on the control plane, or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream`)
+            markOff(id, LICENCE_OFF_REASON)
             offComponents.push(id)
             // Accepted on the control plane: the trigger starts now, from the checkpoint.
             onLicenceAccepted(async () => {

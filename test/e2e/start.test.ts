@@ -46,10 +46,11 @@ describe('floe start', () => {
     expect(first.proc.output()).toMatch(/HTTP API\s+http:\/\/127\.0\.0\.1:\d+/)
     // Without the licence, enrich's trigger is not started, and the banner says why.
     expect(first.proc.output()).toMatch(/not started\s+enrich-raw: Enrich runs only once its licence terms are accepted/)
-    // …and /health answers 503 naming it: events would wait in the raw stream.
+    expect(first.proc.output()).toMatch(/licence +not accepted yet: accept it on \/home \(http:\/\/\S+\/home#\/control-plane\/license\)/)
+    // …and /health answers 200 listing it as off on purpose: the collector takes events, which wait in the raw stream.
     const health = await fetch(`${first.ep.http}/health`)
-    expect(health.status).toBe(503)
-    expect(await health.text()).toMatch(/^unavailable\nenrich-raw is down since \S+: enrich is off until the licence is accepted/)
+    expect(health.status).toBe(200)
+    expect(await health.text()).toMatch(/^ok\nenrich-raw is off on purpose since \S+: enrich is off until the licence is accepted/)
     // No FLOE_SUPER_API_KEY: the registry's super key is generated and shown once, at startup.
     expect(first.proc.output()).toMatch(/generated one: [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/)
 

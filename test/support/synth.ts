@@ -43,3 +43,14 @@ export function nagViolations(context: Record<string, unknown> = {}, o: { env?: 
     return String((err as Error).message)
   }
 }
+
+/**
+ * Both stacks synthesized as a cloud assembly on disk (manifest, templates,
+ * asset directories), without bundling the functions: what `--assembly` reads.
+ */
+export function synthAssembly(outdir: string, context: Record<string, unknown> = {}): string {
+  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [], ...context } })
+  const data = new FloeDataStack(app, 'FloeData')
+  new FloeAppStack(app, 'FloeApp', { data: data.data, projectRoot })
+  return app.synth().directory
+}

@@ -144,7 +144,8 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('base64')
  * - a verified header is remembered (`verdictTtlMs`), and concurrent checks of
  *   the same header share one hash;
  * - a sign-in is counted as failed for its username and address before its
- *   hash is computed (and cleared when it turns out right): after
+ *   hash is computed (and cleared by a right password, also one whose
+ *   header was verified before and is answered from memory): after
  *   `freeFailures`, that username from that address waits 2, 4, 8 … up to
  *   `maxBlockSeconds` seconds between attempts (`throttled`), other addresses
  *   and usernames are not affected; all usernames other than the stored one
@@ -216,7 +217,11 @@ export class Authenticator {
     if (wait > 0) return { authenticated: false, reason: 'throttled', retryAfterSeconds: wait }
     const key = sha256(authorization.trim())
     const hit = this.verified.get(key)
-    if (hit && hit.version === stored.version && hit.until > now) return { authenticated: true, username: hit.username }
+    if (hit && hit.version === stored.version && hit.until > now) {
+      // a right password clears the count, whether or not its header was verified before
+      this.backoff.clear(bucket)
+      return { authenticated: true, username: hit.username }
+    }
     let check = this.pending.get(key)
     let counted = false
     if (!check || check.version !== stored.version) {

@@ -59,6 +59,8 @@ export interface LicenceState {
   readonly accepted: boolean
   /** `environment`, `configuration`, or the user who accepted it on the control plane. */
   readonly by?: string
+  /** With `by: environment`: the variable that accepted it (`ACCEPT_LIMITED_USE_LICENSE`). */
+  readonly variable?: string
   readonly at?: string
   readonly licence: { readonly name: string; readonly url: string }
 }

@@ -113,14 +113,22 @@ export const LICENCE = { name: 'Snowplow Limited Use License', url: 'https://doc
 
 const acceptedValue = (v: unknown) => v === true || (typeof v === 'string' && /^(true|yes|on|1)$/i.test(v.trim()))
 
+/** The environment variable that accepts the licence. */
+export const LICENCE_ENV = 'ACCEPT_LIMITED_USE_LICENSE'
+
 /**
- * Who accepted the licence for this configuration document: its
- * `license.accept`, else the environment variable, else undefined.
+ * Who accepted the licence for this configuration document: the
+ * environment variable `ACCEPT_LIMITED_USE_LICENSE` (also when the document
+ * takes its value, `accept = ${?ACCEPT_LIMITED_USE_LICENSE}`, as the
+ * embedded default does), else the document's own `license.accept`, else
+ * undefined.
  */
 export function licenceSource(doc: unknown, env: Readonly<Record<string, string | undefined>>): 'configuration' | 'environment' | undefined {
   const lic = isObj(doc) && isObj(doc.license) ? doc.license.accept : undefined
+  const fromEnv = env[LICENCE_ENV]
+  if (acceptedValue(fromEnv) && (lic === undefined || String(lic).trim().toLowerCase() === fromEnv!.trim().toLowerCase())) return 'environment'
   if (acceptedValue(lic)) return 'configuration'
-  if (acceptedValue(env.ACCEPT_LIMITED_USE_LICENSE)) return 'environment'
+  if (acceptedValue(fromEnv)) return 'environment'
   return undefined
 }
 

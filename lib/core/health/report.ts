@@ -2,12 +2,25 @@
  * What `/health` answers, and the decisions behind enrich's pause on AWS
  * (a set-up failure disables its own event source mapping; a later change
  * of the configuration enables it again). Plain data in, plain data out.
+ *
+ * `/health` means "this instance takes events": it lists the components
+ * that are not simply working, each with a state. A `deliberate` state is
+ * one someone chose or has yet to choose (the licence not accepted yet, a
+ * trigger paused on purpose): the instance takes events, they wait, and
+ * `/health` answers 200. A `fault` is something that should work and does
+ * not (a dependency down, enrich failing on its configuration, a loader that
+ * cannot write): `/health` answers 503.
  */
+
+/** How a component listed by `/health` stands (a component not listed is working). */
+export type HealthState = 'deliberate' | 'fault'
 
 export interface HealthLine {
   readonly component: string
   readonly since: string
   readonly reason: string
+  /** Default `fault`. */
+  readonly state?: HealthState
 }
 
 /** The health function's environment variable set when enrich's trigger is created disabled for lack of the licence (`licence`). */
@@ -29,18 +42,33 @@ export const HEALTH_LINE_MAX = 500
 export const ENRICH_COMPONENT = 'enrich-raw'
 
 export const LICENCE_OFF_REASON =
-  'enrich is off until the licence is accepted (on the control plane, or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream'
+  'enrich is off until the licence is accepted (on /home: Control plane, Licence; or set license.accept = true in its configuration, or ACCEPT_LIMITED_USE_LICENSE=yes); records wait in the stream'
+
+/** The start banner's line while the licence is not accepted (`url`: the stack's HTTP address). */
+export function licenceBannerLine(url: string): string {
+  return `  licence         not accepted yet: accept it on /home (${url}/home#/control-plane/license), or start with ACCEPT_LIMITED_USE_LICENSE=yes; until then enrich is off on purpose, events wait in the raw stream and /health answers 200 listing ${ENRICH_COMPONENT}`
+}
 
 /** The reason shown while enrich's mapping is disabled because its configuration cannot be loaded. */
 export function enrichPausedReason(cause: string): string {
   return `enrich is paused: configuration cannot be loaded: ${cause.replace(/\s+/g, ' ').trim()}; records wait in the stream`
 }
 
-/** `200 ok`, or `503` with `unavailable` and one line per cause (each cut to `HEALTH_LINE_MAX` characters). */
+/** One line of `/health`'s body: `<component> is down since <time>: <reason>` (a fault) or `… is off on purpose since …` (deliberate), cut to `HEALTH_LINE_MAX` characters. */
+export function healthLineText(l: HealthLine): string {
+  return `${l.component} is ${l.state === 'deliberate' ? 'off on purpose' : 'down'} since ${l.since}: ${l.reason}`.slice(0, HEALTH_LINE_MAX)
+}
+
+/**
+ * `503` with `unavailable` and one line per fault while there is one, else
+ * `200` with `ok`; then one line per deliberate state, in both cases.
+ */
 export function healthAnswer(lines: readonly HealthLine[]): { status: 200 | 503; body: string } {
+  const faults = lines.filter((l) => l.state !== 'deliberate')
+  const deliberate = lines.filter((l) => l.state === 'deliberate')
   if (lines.length === 0) return { status: 200, body: 'ok' }
-  const text = lines.map((d) => `${d.component} is down since ${d.since}: ${d.reason}`.slice(0, HEALTH_LINE_MAX))
-  return { status: 503, body: `unavailable\n${text.join('\n')}\n` }
+  const text = [...faults, ...deliberate].map(healthLineText)
+  return { status: faults.length > 0 ? 503 : 200, body: `${faults.length > 0 ? 'unavailable' : 'ok'}\n${text.join('\n')}\n` }
 }
 
 /** An event source mapping as the Lambda API lists it. */

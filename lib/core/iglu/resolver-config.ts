@@ -27,6 +27,9 @@ export type ConfigParse = { ok: true; value: ResolverConfig } | { ok: false; err
 
 export const IGLU_CENTRAL_URI = 'https://iglucentral.com'
 
+/** The name of the repository of this deployment's own registry (its store) in the resolver. */
+export const OWN_REGISTRY = 'Floe registry'
+
 /** Reads a resolver configuration: the self-describing envelope or its bare `data`. */
 export function parseResolverConfig(json: unknown): ConfigParse {
   const errors: string[] = []
@@ -174,7 +177,7 @@ export function defaultResolverConfig(opts: DefaultResolverOptions): { config: R
   if (ttl !== undefined) config = { ...config, cacheTtl: ttl }
   const timeout = seconds(env, 'FLOE_RESOLVER_LOOKUP_TIMEOUT')
   const extra: Repository[] = []
-  if (opts.store) extra.push(new StoreRepository(opts.store, { name: 'Floe registry', priority: 0 }))
+  if (opts.store) extra.push(new StoreRepository(opts.store, { name: OWN_REGISTRY, priority: 0 }))
   extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? opts.schemasDir, { name: 'Floe embedded', priority: 0 }))
   const dirs = igluDirs(env.FLOE_IGLU_DIRS)
   dirs.forEach((d, i) => {

@@ -154,6 +154,14 @@ class TtlCache<T> {
   clear(): void {
     this.map.clear()
   }
+  /** Replaces each entry by what `f` answers for it; `undefined` drops it. */
+  revise(f: (e: Entry<T>) => Entry<T> | undefined): void {
+    for (const [k, slot] of this.map) {
+      const e = f(slot.e)
+      if (e === undefined) this.map.delete(k)
+      else slot.e = e
+    }
+  }
 }
 
 export class Resolver {
@@ -173,6 +181,8 @@ export class Resolver {
   private loading?: Promise<void>
   /** The repositories read by `loadRepositories`. */
   private readonly external = new Set<Repository>()
+  /** How many times `repositoryChanged` was called: a lookup that began before a change does not cache its answer. */
+  private changes = 0
 
   /** The rank a repository is ordered by: its own, and never below `RANK.external` for run-time ones. */
   rankOf(r: Repository): number {
@@ -230,6 +240,26 @@ export class Resolver {
     this.lists.clear()
     this.validators.clear()
     this.breakers.clear()
+  }
+
+  /**
+   * The repository named `name` has changed (a schema was written to or
+   * deleted from it): drops the cached lookups it answered (schemas and
+   * version lists, and their validators) and forgets that it did not have
+   * the others, so that the next lookup asks it again. What every other
+   * repository answered keeps its TTL, and so does its "not found".
+   */
+  repositoryChanged(name: string): void {
+    this.changes++
+    const revise = <T>(e: Entry<T>): Entry<T> | undefined => {
+      if (e.ok) return e.repository === name ? undefined : e
+      if (!e.failures.has(name)) return e
+      const failures = new Map(e.failures)
+      failures.delete(name)
+      return { ...e, failures }
+    }
+    this.schemas.revise(revise)
+    this.lists.revise(revise)
   }
 
   /** Repositories currently skipped after failing, with when they are tried again (epoch ms). */
@@ -319,7 +349,11 @@ export class Resolver {
     const cached = this.enabled ? cache.get(id) : undefined
     if (cached?.ok && this.fresh(cached)) return { ok: true, value: cached.value, repository: cached.repository }
     await this.loaded()
-    return this.locked(id, async () => {
+    // An answer found while a repository changed may be older than the change: it is given, not cached,
+    // and a lookup that begins after the change does not wait for it.
+    const epoch = this.changes
+    return this.locked(`${epoch}|${id}`, async () => {
+      const caching = () => this.enabled && this.changes === epoch
       const entry = this.enabled ? cache.get(id) : undefined
       if (entry?.ok && this.fresh(entry)) return { ok: true, value: entry.value, repository: entry.repository }
       const failures = new Map<string, History>()
@@ -341,7 +375,7 @@ export class Resolver {
       // The budget is wall-clock time, whatever clock judges cache freshness.
       const deadline = performance.now() + this.lookupTimeoutMs
       const hit = (value: T, repository: string): ResolveResult<T> => {
-        if (this.enabled) cache.set(id, { storedAt: this.now(), ok: true, value, repository })
+        if (caching()) cache.set(id, { storedAt: this.now(), ok: true, value, repository })
         return { ok: true, value, repository }
       }
       let again: Repository[] = []
@@ -395,10 +429,10 @@ export class Resolver {
       }
       if (entry?.ok) {
         // The registries are failing: keep serving the last good answer.
-        if (this.enabled) cache.set(id, { ...entry, storedAt: this.now() })
+        if (caching()) cache.set(id, { ...entry, storedAt: this.now() })
         return { ok: true, value: entry.value, repository: entry.repository }
       }
-      if (this.enabled) cache.set(id, { storedAt, ok: false, failures })
+      if (caching()) cache.set(id, { storedAt, ok: false, failures })
       const list = [...failures].map(([repository, h]) => ({ repository, ...h }))
       const detail = list.length === 0
         ? 'no repository is configured'

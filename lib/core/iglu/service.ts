@@ -76,6 +76,14 @@ export interface RegistryServiceOptions {
   readonly onError?: (msg: string, err: unknown) => void
   /** How long the stored super key hash is cached in memory. Default 30 s. */
   readonly superKeyCacheMs?: number
+  /**
+   * Called after schemas were written or deleted, before the request is
+   * answered (the deployment's resolvers forget what they cached of this
+   * registry); a failure fails the request. Also called once before the
+   * first answer of this service: the process before it may have died
+   * between a write and this call.
+   */
+  readonly schemasChanged?: () => Promise<void>
 }
 
 type Repr = 'uri' | 'meta' | 'canonical'
@@ -304,6 +312,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
         changed.push(k)
       }
     }
+    await opts.schemasChanged?.()
     await exportGroup(key.vendor, key.name, changed, [])
     const location = toIgluUri(key)
     return previous
@@ -345,6 +354,7 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
         if (!canDeleteSchema(p, true)) return msg(401, MESSAGES.notEnoughPermissions)
         if (!patchesAllowed) return msg(405, MESSAGES.deleteForbidden)
         await opts.schemas.delete(key)
+        await opts.schemasChanged?.()
         await exportGroup(key.vendor, key.name, [], [key])
         return msg(200, MESSAGES.schemaDeleted)
       }
@@ -517,7 +527,16 @@ export function createRegistryService(opts: RegistryServiceOptions): (req: HttpR
     }
   }
 
+  // Told once before the first answer (see `schemasChanged`); told again by the next request if it fails.
+  let started: Promise<void> | undefined
   return async (req) => {
+    if (opts.schemasChanged) {
+      started ??= opts.schemasChanged().catch((err: unknown) => {
+        started = undefined
+        throw err
+      })
+      await started
+    }
     try {
       return cors(req, await route(req))
     } catch (err) {

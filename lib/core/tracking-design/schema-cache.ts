@@ -3,7 +3,9 @@
  * consecutive requests (create, edit, retrieve) read the registry once per data
  * structure instead of once per request. Only schemas found are kept (a schema
  * uploaded a moment ago is seen at once); a patched or newly published version
- * is seen at the latest `ttlMs` later. Bounded: the oldest entries go first.
+ * is seen at the latest `ttlMs` later, or at once when the deployment's
+ * registry tells of its change (`repositoryChanged`). Bounded: the oldest
+ * entries go first.
  */
 import { toIgluUri, type SchemaKey } from '../iglu/keys'
 import type { StoredSchema } from '../iglu/store'
@@ -38,7 +40,10 @@ export function schemaCacheSeconds(env: Readonly<Record<string, string | undefin
   return cacheSecondsSetting(env, 'FLOE_SCHEMA_CACHE_SECONDS', DEFAULT_SCHEMA_CACHE_SECONDS, MAX_SCHEMA_CACHE_SECONDS)
 }
 
-export function cachedRegistry(inner: RegistryReader, opts: SchemaCacheOptions): RegistryReader {
+/** A `RegistryReader` whose cache a change of a repository empties (without a cache, the reader itself). */
+export type CachedRegistry = RegistryReader & { repositoryChanged?(name: string): void }
+
+export function cachedRegistry(inner: RegistryReader, opts: SchemaCacheOptions): CachedRegistry {
   if (opts.ttlMs <= 0) return inner
   const max = opts.maxEntries ?? 2000
   const now = opts.now ?? Date.now
@@ -97,5 +102,7 @@ export function cachedRegistry(inner: RegistryReader, opts: SchemaCacheOptions):
     },
     // The data-structures view lists everything: always read.
     listAll: () => inner.listAll(),
+    // Entries mix what every repository answered, for a few seconds: all go.
+    repositoryChanged: () => entries.clear(),
   }
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { version as trackerVersion } from '@snowplow/browser-tracker'
 import { getJson, getText } from '../shared/api.js'
 import { CopyButton } from '../shared/copy.js'
-import { HealthBanner } from '../shared/health.js'
+import { HealthBanner, healthLines } from '../shared/health.js'
 import { html } from '../shared/html.js'
 import { LiveCounters } from './counters.js'
 import { collectorUrl } from './tracker.js'
@@ -16,7 +16,7 @@ const SERVICES = [
   { name: 'Micro API', path: '/micro/all', about: "Snowplow Micro's API: /micro/all, /good, /bad, /reset, /iglu", probe: true },
   { name: 'Schema registry', path: '/registry-server/api/meta/health', about: 'Iglu-compatible registry under /registry-server/api', probe: true },
   { name: 'Metrics', path: '/metrics', about: 'Runtime metrics of every service: JSON, or Prometheus text', probe: true },
-  { name: 'Health', path: '/health', about: 'ok when every component of the stack is up', probe: true },
+  { name: 'Health', path: '/health', about: '200 while this instance takes events (listing what is off on purpose), 503 on a fault', probe: true },
   { name: 'Tracking-design API', path: '/api/msc/v1', about: 'Event specifications, data products, source applications (bearer token)' },
 ]
 
@@ -28,13 +28,16 @@ function ServiceStatus({ status }) {
   return html`<span class="badge err">${status === 0 ? 'no answer' : `HTTP ${status}`}</span>`
 }
 
-/** A component's state from /health's causes (lines naming it), e.g. enrich off until the licence is accepted. */
+/** A component's state from /health's lines naming it: down (a fault), off on purpose (e.g. until the licence is accepted), or running. */
 function StateFromHealth({ component, causes }) {
   if (causes === undefined) return html`<span class="badge muted">—</span>`
-  const mine = causes.filter((c) => c.startsWith(component) || c.includes(` ${component} `))
-  if (mine.length === 0) return html`<span class="badge ok" data-testid=${`state-${component}`}>running</span>`
-  const off = mine.find((c) => /licen[cs]e/.test(c))
-  return html`<span class="badge err" data-testid=${`state-${component}`} title=${mine.join('\n')}>${off ? 'off · licence not accepted' : 'down'}</span>`
+  const names = (c) => c.startsWith(component) || c.includes(` ${component} `)
+  const faults = causes.faults.filter(names)
+  const off = causes.deliberate.filter(names)
+  if (faults.length === 0 && off.length === 0) return html`<span class="badge ok" data-testid=${`state-${component}`}>running</span>`
+  if (faults.length > 0) return html`<span class="badge err" data-testid=${`state-${component}`} title=${faults.join('\n')}>down</span>`
+  const licence = off.some((c) => /licen[cs]e/.test(c))
+  return html`<span class="badge warn" data-testid=${`state-${component}`} title=${off.join('\n')}>${licence ? 'off · licence not accepted' : 'off on purpose'}</span>`
 }
 
 function Services() {
@@ -43,7 +46,7 @@ function Services() {
   const probe = async () => {
     setStatus(Object.fromEntries(SERVICES.filter((s) => s.probe).map((s) => [s.path, 'checking'])))
     void fetch('/health', { cache: 'no-store' })
-      .then(async (r) => setHealth(r.status === 503 ? (await r.text()).split('\n').slice(1) : []))
+      .then(async (r) => setHealth(healthLines(r.status, await r.text())))
       .catch(() => setHealth(undefined))
     await Promise.all(
       SERVICES.filter((s) => s.probe).map(async (s) => {

@@ -10,20 +10,21 @@ function Logo() {
   </svg>`
 }
 
-/** The stack's health (`GET /health`), polled. */
+/** The stack's health (`GET /health`), polled: `200` takes events (some components may be off on purpose), `503` a fault. */
 function Health() {
-  const [state, setState] = useState({ ok: undefined, detail: '' })
+  const [state, setState] = useState({ ok: undefined, off: false, detail: '' })
   usePoll(async () => {
     try {
       const r = await fetch('/health', { cache: 'no-store' })
       const t = (await r.text()).trim()
-      setState({ ok: r.ok, detail: r.ok ? 'all components are up' : t })
+      const off = r.ok && t.includes('\n')
+      setState({ ok: r.ok, off, detail: r.ok && !off ? 'all components are up' : t })
     } catch (err) {
-      setState({ ok: false, detail: `the stack did not answer: ${err.message}` })
+      setState({ ok: false, off: false, detail: `the stack did not answer: ${err.message}` })
     }
   }, 10_000)
-  const label = state.ok === undefined ? 'checking…' : state.ok ? 'healthy' : 'degraded'
-  return html`<a class=${`health ${state.ok === undefined ? '' : state.ok ? 'up' : 'down'}`} href="/health" title=${state.detail} target="_blank" rel="noopener">
+  const label = state.ok === undefined ? 'checking…' : state.ok ? (state.off ? 'takes events · some off on purpose' : 'healthy') : 'degraded'
+  return html`<a class=${`health ${state.ok === undefined ? '' : state.ok ? `up${state.off ? ' off' : ''}` : 'down'}`} href="/health" title=${state.detail} target="_blank" rel="noopener">
     <span class="dot"></span>${label}
   </a>`
 }

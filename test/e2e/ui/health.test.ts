@@ -1,6 +1,6 @@
 /**
- * /home's overview shows what /health reports while it answers 503: here a
- * stack without the licence, whose enrich is off.
+ * /home's overview shows what /health lists: here a stack without the
+ * licence, whose enrich is off on purpose (/health answers 200).
  */
 import { describe, expect, it } from 'vitest'
 import { useChromium } from '../../support/chromium'
@@ -17,8 +17,9 @@ describe('/home and an unhealthy stack', () => {
     const banner = page.getByTestId('health-causes')
     await banner.waitFor()
     const items = await banner.locator('li').allInnerTexts()
-    expect(items).toEqual([expect.stringMatching(/^enrich-raw is down since \S+: enrich is off until the licence is accepted/)])
-    await page.locator('.health.down').waitFor()
+    expect(items).toEqual([expect.stringMatching(/^enrich-raw is off on purpose since \S+: enrich is off until the licence is accepted/)])
+    expect(await banner.locator('strong').innerText()).toContain('GET /health answers 200')
+    await page.locator('.health.up.off').waitFor()
     await context.close()
   }, 60_000)
   it('shows the same banner on the dashboard', async () => {

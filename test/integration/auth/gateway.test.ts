@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { functions, type FunctionDecl, type FunctionKey } from '../../../lib/infra/functions'
 import { loadHandler } from '../../../lib/local/handlers'
+import { fromAddress } from '../../support/from-address'
 import { basicAuth, useLocalStack, withAuth } from '../../support/stack'
 
 const stack = useLocalStack({ triggers: false })
@@ -47,6 +48,14 @@ describe('basic authentication', () => {
     const msc = await get('/api/msc/v1/organizations/00000000-0000-4000-8000-000000000000/event-specs/v1')
     expect(msc.status).toBe(401) // its own token auth, not basic authentication
     expect(msc.headers.get('www-authenticate') ?? '').not.toMatch(/Basic/)
+  })
+
+  it('a right password clears the count: right, wrong, right, wrong … from one address never waits, also when the right header was verified before', async () => {
+    const right = basicAuth('floe', 'TestPassword2024')
+    for (let i = 0; i < 8; i++) {
+      expect((await fromAddress(stack.current.url, '/micro/all', '127.0.0.38', { authorization: right })).status, `right password #${i + 1}`).toBe(200)
+      expect((await fromAddress(stack.current.url, '/micro/all', '127.0.0.38', { authorization: basicAuth('floe', `Wrong${i}Password1`) })).status, `wrong password #${i + 1}`).toBe(401)
+    }
   })
 
   it('an address that keeps failing is slowed down (429 with Retry-After), others are not', async () => {

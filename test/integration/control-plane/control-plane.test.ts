@@ -74,6 +74,14 @@ describe('GET /control-plane/version and unknown paths', () => {
   })
 })
 
+describe('GET /control-plane/license', () => {
+  it('names the environment variable when ACCEPT_LIMITED_USE_LICENSE accepted the licence', async () => {
+    const l = await cp('GET', 'license')
+    expect(l.status).toBe(200)
+    expect(JSON.parse(l.text)).toMatchObject({ accepted: true, by: 'environment', variable: 'ACCEPT_LIMITED_USE_LICENSE' })
+  })
+})
+
 describe('restarts', () => {
   it('restart-service: Mini\'s errors, aliases, and a new generation in the settings table', async () => {
     expect(await cp('GET', 'restart-service')).toMatchObject({ status: 404, text: 'Only PUT is supported\n' })

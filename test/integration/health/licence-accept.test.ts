@@ -21,8 +21,8 @@ const post = (body: string) =>
 describe('accepting the licence on the control plane', () => {
   it('starts enrich on the waiting events and clears /health', async () => {
     const before = await fetch(`${stack.current.url}/health`)
-    expect(before.status).toBe(503)
-    expect(await before.text()).toMatch(/enrich is off until the licence is accepted/)
+    expect(before.status).toBe(200)
+    expect(await before.text()).toMatch(/^ok\nenrich-raw is off on purpose since \S+: enrich is off until the licence is accepted/)
     const state = await fetch(`${stack.current.url}/control-plane/license`, { headers: withAuth() })
     expect(state.status).toBe(200)
     expect(await state.json()).toEqual({ accepted: false, licence: { name: 'Snowplow Limited Use License', url: 'https://docs.snowplow.io/limited-use-license-1.1/' } })

@@ -98,6 +98,19 @@ describe('Authenticator', () => {
     expect(await auth.decide(bad, '9.9.9.9')).toEqual({ authenticated: false, reason: 'wrong' })
   })
 
+  it('a right password clears the count, also when its header was verified before (answered from memory)', async () => {
+    let now = 1_000_000
+    const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), now: () => now, freeFailures: 5, verdictTtlMs: 30_000 })
+    const right = header('floe', 'CorrectHorse12')
+    const wrong = header('floe', 'wrongwrongwrong')
+    // right, wrong, right, wrong … from one address, all within the verified-header memory
+    for (let i = 0; i < 12; i++) {
+      expect(await auth.decide(right, '9.9.9.9'), `right password #${i + 1}`).toEqual({ authenticated: true, username: 'floe' })
+      expect(await auth.decide(wrong, '9.9.9.9'), `wrong password #${i + 1}`).toEqual({ authenticated: false, reason: 'wrong' })
+      now += 1_000
+    }
+  })
+
   it('a request without an Authorization header is a challenge: never counted, never slowed down', async () => {
     const auth = new Authenticator({ store: await storeWith('floe', 'CorrectHorse12'), freeFailures: 1 })
     for (let i = 0; i < 50; i++) expect(await auth.decide(undefined, '9.9.9.9')).toEqual({ authenticated: false, reason: 'missing' })

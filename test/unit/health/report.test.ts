@@ -1,6 +1,7 @@
 /** /health's answer, and which of enrich's event source mappings a pause disables and a resume enables. */
 import { describe, expect, it } from 'vitest'
-import { enrichPausedReason, healthAnswer, HEALTH_LINE_MAX, mappingsToDisable, mappingsToEnable, type MappingState } from '../../../lib/core/health/report'
+import { enrichPausedReason, healthAnswer, HEALTH_LINE_MAX, licenceBannerLine, LICENCE_OFF_REASON, mappingsToDisable, mappingsToEnable, type MappingState } from '../../../lib/core/health/report'
+import { markDown, markOff, markUp, downDependencies } from '../../../lib/runtime/dependencies'
 
 const stream = 'arn:aws:kinesis:eu-west-1:123456789012:stream/FloeData-RawStream-ABC'
 const mappings: MappingState[] = [
@@ -41,5 +42,46 @@ describe('healthAnswer', () => {
     expect(lines[0]).toBe('unavailable')
     expect(lines[1]).toBe('enrich-raw is down since 2026-01-01T00:00:00.000Z: enrich is off')
     expect(lines[2]).toHaveLength(HEALTH_LINE_MAX)
+  })
+
+  it('answers 200 for deliberate states, listing them: the instance takes events', () => {
+    const a = healthAnswer([{ component: 'enrich-raw', since: 't0', reason: LICENCE_OFF_REASON, state: 'deliberate' }])
+    expect(a.status).toBe(200)
+    expect(a.body).toBe(`ok\nenrich-raw is off on purpose since t0: ${LICENCE_OFF_REASON}\n`)
+  })
+
+  it('answers 503 while any component has a fault, faults first, deliberate states after', () => {
+    const a = healthAnswer([
+      { component: 'enrich-raw', since: 't0', reason: 'until the licence is accepted', state: 'deliberate' },
+      { component: 'dynamodb', since: 't1', reason: 'exited', state: 'fault' },
+      { component: 'searchLoader-good', since: 't2', reason: 'cannot write; records wait in the stream' },
+    ])
+    expect(a.status).toBe(503)
+    expect(a.body.split('\n')).toEqual([
+      'unavailable',
+      'dynamodb is down since t1: exited',
+      'searchLoader-good is down since t2: cannot write; records wait in the stream',
+      'enrich-raw is off on purpose since t0: until the licence is accepted',
+      '',
+    ])
+  })
+
+  it('the licence line says where to accept it', () => {
+    expect(LICENCE_OFF_REASON).toContain('on /home')
+    expect(licenceBannerLine('http://127.0.0.1:8080')).toContain('accept it on /home (http://127.0.0.1:8080/home#/control-plane/license)')
+    expect(licenceBannerLine('http://127.0.0.1:8080')).toContain('/health answers 200')
+  })
+})
+
+describe('marked components', () => {
+  it('a component marked off is deliberate, one marked down a fault; a change of state starts a new since', () => {
+    markOff('t-a', 'paused', new Date('2026-01-01T00:00:00Z'))
+    markDown('t-a', 'broke', new Date('2026-01-01T00:01:00Z'))
+    markDown('t-a', 'still broken', new Date('2026-01-01T00:02:00Z'))
+    expect(downDependencies().find((d) => d.component === 't-a')).toEqual({ component: 't-a', since: '2026-01-01T00:01:00.000Z', reason: 'still broken', state: 'fault' })
+    markOff('t-a', 'paused', new Date('2026-01-01T00:03:00Z'))
+    expect(downDependencies().find((d) => d.component === 't-a')).toMatchObject({ since: '2026-01-01T00:03:00.000Z', state: 'deliberate' })
+    markUp('t-a')
+    expect(downDependencies().find((d) => d.component === 't-a')).toBeUndefined()
   })
 })

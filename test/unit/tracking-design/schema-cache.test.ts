@@ -38,6 +38,16 @@ describe('cachedRegistry', () => {
   const A = 'iglu:com.acme/a/jsonschema/1-0-0'
   const B = 'iglu:com.acme/b/jsonschema/1-0-0'
 
+  it("forgets what it keeps when the deployment's registry tells of a change", async () => {
+    const r = counting([stored(A, { v: 1 })])
+    const c = cachedRegistry(r.reader, { ttlMs: 60_000, now: () => 0 })
+    expect((await c.get(key(A)))?.body).toEqual({ v: 1 })
+    r.put(stored(A, { v: 2 })) // patched
+    expect((await c.get(key(A)))?.body).toEqual({ v: 1 })
+    c.repositoryChanged?.('Floe registry')
+    expect((await c.get(key(A)))?.body).toEqual({ v: 2 })
+  })
+
   it('reuses schemas and version lists found, for ttlMs only', async () => {
     let clock = 0
     const r = counting([stored(A, { v: 1 })])
