@@ -14,8 +14,8 @@ import type { ServiceName } from '../infra/services'
 export type Notice =
   /** The control plane restarted `services`; `generations` are the restart generations it wrote. */
   | { readonly kind: 'restart'; readonly services: readonly ServiceName[]; readonly generations: Readonly<Partial<Record<ServiceName, number>>> }
-  /** A schema was pushed to this deployment's own registry: cached lookups of it are stale. */
-  | { readonly kind: 'registry-changed' }
+  /** A schema was written to this deployment's own registry (`count`: the change counter after it, where there is one): cached lookups of it are stale. */
+  | { readonly kind: 'registry-changed'; readonly count?: number }
 
 type Kind = Notice['kind']
 type Handler<K extends Kind> = (n: Extract<Notice, { kind: K }>) => void

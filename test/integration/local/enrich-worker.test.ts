@@ -6,7 +6,8 @@
  * batch is in flight. A worker ended in the middle of a batch fails that
  * invocation: the trigger does the batch again and no event is lost. A
  * restart on the control plane reaches the worker before its next batch, and
- * what enrich writes goes to enrich.log.
+ * what enrich writes goes to enrich.log; so does a schema pushed to the
+ * registry, even right after enrich last read the registry's change counter.
  */
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -24,7 +25,8 @@ writeFileSync(
   join(dir, 'endless.json'),
   JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/javascript_script_config/jsonschema/1-0-1', data: { vendor: 'com.snowplowanalytics.snowplow', name: 'javascript_script_config', enabled: true, parameters: { script: Buffer.from(endless).toString('base64') } } }),
 )
-const stack = useLocalStack({ enrichmentsDir: dir, logsDir: join(dir, 'logs'), environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
+const SUPER = '5b2e9c1d-7a3f-4e6b-9c0d-1a2b3c4d5e6f'
+const stack = useLocalStack({ enrichmentsDir: dir, logsDir: join(dir, 'logs'), environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '', FLOE_SUPER_API_KEY: SUPER } })
 
 /** One tracker POST of `n` page views (one raw record: one batch of `n` events for enrich); answers their event ids. */
 async function sendPayload(n: number, appId: string): Promise<string[]> {
@@ -85,7 +87,7 @@ describe('enrich in a worker thread', () => {
     } finally {
       options.invoke = inner
     }
-  })
+  }, 180_000)
 
   it('does a batch again when its worker thread is ended in the middle of it: nothing is lost', async () => {
     await stack.current.drain()
@@ -112,7 +114,7 @@ describe('enrich in a worker thread', () => {
     } finally {
       options.invoke = inner
     }
-  })
+  }, 120_000)
 
   it('takes a restart from the control plane before its next batch, and writes its output to enrich.log', async () => {
     await stack.current.drain()
@@ -126,5 +128,36 @@ describe('enrich in a worker thread', () => {
     expect(await missingFromBad(ids)).toEqual(ids)
     const log = readFileSync(join(dir, 'logs', 'enrich.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { service: string; msg?: string })
     expect(log.filter((e) => e.service === 'enrich' && /javascript_script_config/.test(e.msg ?? ''))).not.toEqual([])
+  })
+
+  it('sees a schema pushed to the registry from its very next batch, however recently it read the change counter', async () => {
+    await stack.current.drain()
+    const worker = stack.current.functionWorkers.get('enrich')!
+    const schema = 'iglu:com.acme.worker/pushed/jsonschema/1-0-0'
+    const ue = async (aid: string) => {
+      const eid = randomUUID()
+      const pr = JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema, data: { n: 1 } } })
+      expect((await fetch(`${stack.current.url}/i?e=ue&p=web&tv=js-4.0.0&aid=${aid}&eid=${eid}&ue_pr=${encodeURIComponent(pr)}`)).status).toBe(200)
+      return eid
+    }
+    // not found: enrich's resolver keeps that (the default cache, 600 s)
+    const before = await ue('before-push')
+    await stack.current.drain()
+    expect(await missingFromBad([before])).toEqual([])
+    // a batch reads the counter as it starts; the push comes right after it
+    const ended = once(worker, 'ended')
+    await sendPayload(1, 'just-before-push')
+    await ended
+    const self = { vendor: 'com.acme.worker', name: 'pushed', format: 'jsonschema', version: '1-0-0' }
+    const put = await fetch(`${stack.current.url}/registry-server/api/schemas/com.acme.worker/pushed/jsonschema/1-0-0`, {
+      method: 'PUT',
+      headers: { apikey: SUPER, 'content-type': 'application/json' },
+      body: JSON.stringify({ $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#', self, type: 'object', properties: { n: { type: 'integer' } } }),
+    })
+    expect(put.status, await put.text()).toBe(201)
+    const after = await ue('after-push')
+    await stack.current.drain()
+    const good = (await readTexts(testClients().kinesis, stack.current.names.streams.good)).join('\n')
+    expect(good.includes(after)).toBe(true)
   })
 })
