@@ -7,12 +7,15 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { API_ROW_LIMIT, RecoveryUnavailable, type QueuedRun, type RecoverRequest, type RunStatus } from '../core/recover/api'
+import { storedOutcome } from '../core/recover/outcome'
 import { emptyReport } from '../core/recover/run'
-import { countSelection, recordRunFailure, recordRunStart, recordShare, runRecord, type RunRecord } from '../core/recover/store'
+import { recordRunFailure, recordRunStart, recordShare, runRecord, type RunRecord } from '../core/recover/runs'
+import { countSelection, releasePending } from '../core/recover/store'
 import type { ShareMessage, WorkerPorts } from '../core/recover/worker'
 import { envVar, queues } from '../infra/resources'
 import { queueUrl } from '../runtime/resources'
 import { database } from './database'
+import { endDeadRecoveryRuns } from './recover-runs'
 import { newRunId, runRecovery } from './recover-service'
 
 let sqs: SQSClient | undefined
@@ -47,15 +50,24 @@ export async function queueRecovery(req: RecoverRequest): Promise<QueuedRun | un
 /** A run's record, for `GET /control-plane/recover/<run id>`. */
 export async function recoveryStatus(runId: string): Promise<RunStatus | undefined> {
   if (!hasSearchStore()) throw new RecoveryUnavailable('this deployment has no search store: runs are recorded there')
-  const r = await runRecord(await database('search'), runId)
+  const db = await database('search')
+  // a run whose process died is ended first (interrupted), so that its status says so
+  await endDeadRecoveryRuns(db)
+  const r = await runRecord(db, runId)
   if (!r) return undefined
-  return runStatus(r)
+  if (r.dryRun) return runStatus(r)
+  // nowGood, failedAgain, stillPending: read from the store now, by the event ids the run's replayed claims keep
+  const { followedMs: _, ...outcome } = await storedOutcome(db, runId, Date.parse(r.startedAt))
+  return { ...runStatus(r), outcome }
 }
 
-/** A run's status from its record: a run ended by a share that failed every delivery is `failed`, with the reason. */
+/** A run's status from its record: a run that failed or was interrupted says so, with the reason. */
 export function runStatus(r: RunRecord): RunStatus {
-  const failed = r.report?.failed as { share: number; reason: string } | undefined
-  return { runId: r.runId, state: failed ? 'failed' : r.finishedAt ? 'done' : 'running', ...(failed ? { failure: failed } : {}), startedAt: r.startedAt, finishedAt: r.finishedAt, dryRun: r.dryRun, selection: r.selection, report: r.report }
+  const failed = r.report?.failed as { share?: number; reason: string } | undefined
+  const interrupted = r.report?.interrupted as { reason: string; released?: number } | undefined
+  const state = failed ? 'failed' : interrupted ? 'interrupted' : r.finishedAt ? 'done' : 'running'
+  const failure = failed ?? interrupted
+  return { runId: r.runId, state, ...(failure ? { failure } : {}), startedAt: r.startedAt, finishedAt: r.finishedAt, dryRun: r.dryRun, selection: r.selection, report: r.report }
 }
 
 /** The worker's ports on this deployment. */
@@ -67,7 +79,9 @@ export function workerPorts(): WorkerPorts {
       const report = { ...emptyReport(runId, false), ...(r.report ?? {}) }
       return { shares: Number(r.report?.shares ?? 0), finished: r.finishedAt !== undefined, report }
     },
-    replay: (req, runId) => runRecovery(req, { runId, record: false }),
+    // a share's own events are not followed here: the run's status reads them from the store
+    replay: (req, runId) => runRecovery(req, { runId, record: false, followUntil: 0 }),
+    releasePending: async (runId) => releasePending(await database('search'), runId),
     record: async (runId, share, totals, finished) => recordShare(await database('search'), runId, share, totals, finished),
     send: (m) => sendShare(m),
     fail: async (runId, share, reason) => {

@@ -14,7 +14,9 @@ import { ENRICH_PROCESSOR } from '../core/enrich/version'
 import { NOTHING_SELECTED, RecoveryUnavailable, type RecoverRequest, type RecoverResult } from '../core/recover/api'
 import { archiveCandidates, archiveKeyHour, hourMayMatch } from '../core/recover/archive'
 import { recover, type Candidate, type RecoverReport, type Verdict } from '../core/recover/run'
-import { claimedAlready, claimRows, countSelection, recordRunEnd, recordRunStart, releaseRows, selectPages } from '../core/recover/store'
+import { followOutcome, recoverWaitMs, storeOutcomePorts, type Outcome } from '../core/recover/outcome'
+import { recordRunEnd, recordRunFailure, recordRunOutcome, recordRunStart, type EndedRun } from '../core/recover/runs'
+import { claimedAlready, claimRows, countSelection, finishRows, releaseRows, selectPages } from '../core/recover/store'
 import type { SearchDb } from '../core/search/store'
 import { envVar } from '../infra/resources'
 import { database } from './database'
@@ -22,6 +24,7 @@ import { restartable } from '../runtime/restarts'
 import { checkRegistryChanges } from '../runtime/registry-changes'
 import { bucketName, streamName, tableName } from '../runtime/resources'
 import { clients } from './clients'
+import { endDeadRecoveryRuns, faultPoint, thisOwner } from './recover-runs'
 import { createRuntime, loadEnrichments, type EnrichKinesisRuntime } from './enrich-kinesis'
 import { KinesisWriter } from './kinesis-writer'
 import { recordedLicence } from './licence'
@@ -100,6 +103,16 @@ export interface RunOptions {
   readonly progress?: (r: RecoverReport) => void
   /** Records the run's start and end in recovery_runs (default true; a share of a queued run is recorded by the worker). */
   readonly record?: boolean
+  /**
+   * Follows the replayed events in the search store until this time at most
+   * (epoch ms; the wait `FLOE_RECOVER_WAIT_SECONDS` ends it sooner); 0: not
+   * followed. Default: the wait from now.
+   */
+  readonly followUntil?: number
+  /** Called after each look at the store while following. */
+  readonly following?: (o: Outcome) => void
+  /** Called when a run whose process died was ended before this one. */
+  readonly ended?: (e: EndedRun) => void
 }
 
 /** A new run id: `recover-<UTC time>-<8 hex digits>`. */
@@ -115,33 +128,69 @@ export async function runRecovery(req: RecoverRequest, opts: RunOptions = {}): P
   const kinesis = new KinesisWriter(clients().kinesis)
   let previewError: string | undefined
   const startedAt = Date.now()
-  if (record) await recordRunStart(db, runId, startedAt, req.dryRun, { ...req.selection, source: req.source, steps: req.steps.name })
-  const report = await recover(
-    {
-      pages: () => (req.source === 'archive' ? archivePages(db, req, limit) : selectPages(db, req.selection, PAGE_SIZE, limit)),
-      async enrich(payloads) {
-        try {
-          return await verdicts(payloads)
-        } catch (err) {
-          if (!(err instanceof RecoveryUnavailable)) throw err
-          if (req.dryRun) throw err
-          previewError = err.message
-          return payloads.map(() => ({ good: 0, bad: [] }))
-        }
+  // what a run that died left: its pending claims become selectable again first
+  if (!req.dryRun) for (const e of await endDeadRecoveryRuns(db, startedAt)) opts.ended?.(e)
+  if (record) await recordRunStart(db, runId, startedAt, req.dryRun, { ...req.selection, source: req.source, steps: req.steps.name }, thisOwner())
+  const replayed: (readonly string[])[] = []
+  const fault = faultPoint()
+  let page = 0
+  let report: RecoverReport
+  try {
+    report = await recover(
+      {
+        pages: () => (req.source === 'archive' ? archivePages(db, req, limit) : selectPages(db, req.selection, PAGE_SIZE, limit)),
+        async enrich(payloads) {
+          try {
+            return await verdicts(payloads)
+          } catch (err) {
+            if (!(err instanceof RecoveryUnavailable)) throw err
+            if (req.dryRun) throw err
+            previewError = err.message
+            return payloads.map(() => ({ good: 0, bad: [] }))
+          }
+        },
+        async claim(ids) {
+          const got = await claimRows(db, runId, ids)
+          fault('claimed', page)
+          return got
+        },
+        async finish(rows) {
+          await finishRows(db, runId, rows)
+          fault('marked', page++)
+        },
+        release: (ids) => releaseRows(db, runId, ids),
+        async writeRaw(payloads) {
+          await kinesis.write(streamName('raw'), payloads.map((data) => ({ partitionKey: randomUUID(), data })))
+          fault('written', page)
+        },
+        writeBad: (lines) => kinesis.write(streamName('bad'), lines.map((l) => ({ partitionKey: randomUUID(), data: Buffer.from(l, 'utf8') }))),
+        now: Date.now,
       },
-      claim: (ids) => claimRows(db, runId, ids),
-      release: (ids) => releaseRows(db, runId, ids),
-      writeRaw: (payloads) => kinesis.write(streamName('raw'), payloads.map((data) => ({ partitionKey: randomUUID(), data }))),
-      writeBad: (lines) => kinesis.write(streamName('bad'), lines.map((l) => ({ partitionKey: randomUUID(), data: Buffer.from(l, 'utf8') }))),
-      now: Date.now,
-    },
-    { runId, steps: req.steps, dryRun: req.dryRun, processor: ENRICH_PROCESSOR, progress: opts.progress },
-  )
+      { runId, steps: req.steps, dryRun: req.dryRun, processor: ENRICH_PROCESSOR, progress: opts.progress, replayed: (ids) => replayed.push(...ids) },
+    )
+  } catch (err) {
+    // the run ends here, failed with the reason; its pending claims go back
+    if (record) await recordRunFailure(db, runId, undefined, (err as Error).message).catch(() => undefined)
+    throw err
+  }
   if (record) await recordRunEnd(db, runId, Date.now(), report)
+  let outcome: Outcome | undefined
+  const until = opts.followUntil ?? Date.now() + recoverWaitMs()
+  if (!req.dryRun && report.replayed > 0 && until > Date.now() && recoverWaitMs() > 0) {
+    const ids = replayed.flat()
+    const untracked = replayed.filter((x) => x.length === 0).length
+    outcome = await followOutcome(storeOutcomePorts(db, { now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }), runId, ids, startedAt, {
+      until: Math.min(until, Date.now() + recoverWaitMs()),
+      untracked,
+      progress: opts.following,
+    })
+    if (record) await recordRunOutcome(db, runId, outcome)
+  }
   let more: boolean | undefined
   if (Number.isFinite(limit) && req.source === 'search' && report.selected >= limit) more = (await countSelection(db, req.selection)) > (req.dryRun ? report.selected : 0)
   return {
     ...report,
+    ...(outcome ?? {}),
     ...(previewError ? { previewError, stillFailing: 0 } : {}),
     ...(more !== undefined ? { more } : {}),
     ...(report.selected === 0 ? { message: NOTHING_SELECTED } : {}),

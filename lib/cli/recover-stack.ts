@@ -8,6 +8,7 @@
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda'
 import type { RecoverAnswer } from '../core/recover/api'
+import { recoverWaitMs } from '../core/recover/outcome'
 import { RECOVER_FUNCTION_OUTPUT } from '../infra/outputs'
 import { UsageError } from './command'
 import { onTarget, type Target } from './target'
@@ -28,7 +29,11 @@ async function invoke(client: LambdaClient, functionName: string, payload: unkno
  * Runs a recovery request on a deployment: the final answer (the report, or
  * a queued run's record once done or failed). `progress` gets each look at a queued run.
  */
-export async function recoverOnStack(target: Target, body: unknown, o: { progress?: (record: Record<string, unknown>) => void; sleep?: (ms: number) => Promise<void> } = {}): Promise<RecoverAnswer> {
+export async function recoverOnStack(
+  target: Target,
+  body: unknown,
+  o: { progress?: (record: Record<string, unknown>) => void; sleep?: (ms: number) => Promise<void>; now?: () => number; waitMs?: number } = {},
+): Promise<RecoverAnswer> {
   const functionName = target.outputs?.[RECOVER_FUNCTION_OUTPUT]
   if (!functionName) throw new UsageError(`${target.description} has no output ${RECOVER_FUNCTION_OUTPUT}: deploy this version with the search store (recovery keeps its claims there)`)
   const client = new LambdaClient({ ...target.clientConfig })
@@ -39,12 +44,27 @@ export async function recoverOnStack(target: Target, body: unknown, o: { progres
       if (first.status !== 202) return first
       const runId = first.body.runId as string
       o.progress?.(first.body)
+      const clock = o.now ?? Date.now
+      /** A done run's events are followed in the store (its status reads them) until none is pending, or the wait ends. */
+      const settled = async (done: RecoverAnswer): Promise<RecoverAnswer> => {
+        const until = clock() + (o.waitMs ?? recoverWaitMs())
+        let last = done
+        while (((last.body.outcome as { stillPending?: number } | undefined)?.stillPending ?? 0) > 0 && clock() + POLL_SECONDS * 1000 <= until) {
+          await sleep(POLL_SECONDS * 1000)
+          const again = await invoke(client, functionName, { recoverStatus: runId })
+          if (again.status !== 200) return last
+          o.progress?.(again.body)
+          last = again
+        }
+        return last
+      }
       for (;;) {
         await sleep(POLL_SECONDS * 1000)
         const now = await invoke(client, functionName, { recoverStatus: runId })
         if (now.status !== 200) return now
         o.progress?.(now.body)
-        if (now.body.state === 'done' || now.body.state === 'failed') return now
+        if (now.body.state === 'failed' || now.body.state === 'interrupted') return now
+        if (now.body.state === 'done') return settled(now)
       }
     })
   } finally {

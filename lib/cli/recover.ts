@@ -4,7 +4,7 @@
  * (`--dry-run`) or replays them to the raw stream, marking the bad rows.
  */
 import { readFileSync } from 'node:fs'
-import { parseRecoverRequest, type RecoverResult } from '../core/recover/api'
+import { parseRecoverRequest, stepsTooLarge, type RecoverResult } from '../core/recover/api'
 import type { RecoverReport } from '../core/recover/run'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
@@ -42,6 +42,8 @@ export function parseRecoverArgs(args: readonly string[]): Options {
         } catch (err) {
           throw new UsageError(`--steps: cannot read ${v}: ${(err as Error).message}`)
         }
+        const large = stepsTooLarge(text)
+        if (large) throw new UsageError(`--steps: ${v}: ${large}`)
         try {
           body.steps = JSON.parse(text)
         } catch (err) {
@@ -57,16 +59,40 @@ export function parseRecoverArgs(args: readonly string[]): Options {
   return { body, json }
 }
 
+const selectedPart = (r: RecoverReport) =>
+  `${r.selected} selected · ${r.fixed} fixed${r.broken ? ` · ${r.broken} broken by the steps` : ''}${r.unrecoverable ? ` · ${r.unrecoverable} not replayable` : ''}`
+
+/** The counts so far: a preview's verdicts, or a replay's writes. */
 const line = (r: RecoverReport) =>
-  `${r.selected} selected · ${r.fixed} fixed${r.broken ? ` · ${r.broken} broken by the steps` : ''}${r.unrecoverable ? ` · ${r.unrecoverable} not replayable` : ''} · ${r.wouldBeGood} ${r.dryRun ? 'would be good' : 'now good'} · ${r.stillFailing} still failing${r.dryRun ? '' : ` · ${r.replayed} replayed`}${r.claimedElsewhere ? ` · ${r.claimedElsewhere} taken by another run` : ''}`
+  r.dryRun
+    ? `${selectedPart(r)} · ${r.wouldBeGood} would be good · ${r.stillFailing} still failing`
+    : `${selectedPart(r)} · ${r.replayed} replayed${r.claimedElsewhere ? ` · ${r.claimedElsewhere} taken by another run` : ''}`
+
+/** What became of a replay's events, as the search store says (only what it says). */
+export function outcomeLine(r: RecoverResult): string {
+  if (r.nowGood === undefined) return r.replayed > 0 ? ' · not followed in the search store' : ''
+  const reason = r.failedAgainReasons?.[0]?.reason
+  return [
+    r.nowGood > 0 ? ` · ${r.nowGood} now good` : '',
+    r.failedAgain ? ` · ${r.failedAgain} failed again${reason ? `: ${reason}` : ''}` : '',
+    r.stillPending ? ` · ${r.stillPending} not settled after ${Math.round((r.followedMs ?? 0) / 1000)} s` : '',
+    r.untracked ? ` · ${r.untracked} without an event id to follow` : '',
+  ].join('') || ' · 0 now good'
+}
 
 function summary(r: RecoverResult): string {
-  const lines = [`${r.dryRun ? 'Preview (nothing written)' : `Run ${r.runId}`}: ${line(r)}`]
+  const lines = [r.dryRun ? `Preview (nothing written): ${line(r)}` : `Run ${r.runId}: ${line(r)}${outcomeLine(r)}`]
+  if (!r.dryRun && r.replayed > 0) lines.push(`  preview before the replay: ${r.wouldBeGood} would be good · ${r.stillFailing} would fail`)
   if (r.previewError) lines.push(`  enrich could not judge the events: ${r.previewError}`)
+  if (r.failedAgainReasons && r.failedAgainReasons.length > 0) {
+    lines.push('  failed again:')
+    for (const x of r.failedAgainReasons) lines.push(`    ${x.count} × ${x.reason}`)
+  }
   if (r.reasons.length > 0) {
-    lines.push('  first reasons:')
+    lines.push(r.dryRun ? '  first reasons:' : '  first reasons (preview):')
     for (const x of r.reasons) lines.push(`    ${x.count} × ${x.reason}`)
   }
+  if (r.stillPending) lines.push(`  not all replayed events were good or bad again within the wait (FLOE_RECOVER_WAIT_SECONDS): see GET /control-plane/recover/${r.runId}`)
   if (r.more) lines.push('  more bad rows match: run again')
   return `${lines.join('\n')}\n`
 }
@@ -79,7 +105,10 @@ export const recoverCommand: Command = {
     'Selection: --query (the bad index query string, as in the dashboard), --failure-type (schema_violations, …), --since/--until (ISO times, on the failure time),',
     '  --archive (the archived bad rows of the archive bucket instead of the search store; no --query), --limit (most bad rows taken).',
     '--steps <file>: a recovery steps document (schemas/io.floe/recovery_steps/jsonschema/1-0-0).',
-    '--json prints one JSON object: selected, fixed, broken, wouldBeGood, stillFailing, replayed, reasons, runId, … Progress goes to stderr.',
+    '--json prints one JSON object: selected, fixed, broken, replayed, nowGood, failedAgain, stillPending, failedAgainReasons (read from the search store),',
+    '  wouldBeGood, stillFailing, reasons (the in-process preview), runId, … Progress goes to stderr.',
+    'After a replay the command follows the replayed events by event id in the search store until each is good or failed again,',
+    '  for at most FLOE_RECOVER_WAIT_SECONDS (default 60; 0: not followed).',
     'Enrich is built here from FLOE_ENRICH_CONFIG, as floe start builds it. Exit code 1 when the selection matches nothing.',
     '--stack: the deployment\'s recovery worker (stack output RecoverFunctionName) is invoked with your AWS credentials (lambda:InvokeFunction);',
     '  a replay of more than 5,000 bad rows is queued there and followed until it is done.',
@@ -87,6 +116,12 @@ export const recoverCommand: Command = {
   async run(args) {
     const { target, rest } = takeTargetOptions(args, USAGE)
     const opts = parseRecoverArgs(rest)
+    const { recoverWaitMs } = await import('../core/recover/outcome')
+    try {
+      recoverWaitMs()
+    } catch (err) {
+      throw new UsageError((err as Error).message)
+    }
     const parsed = parseRecoverRequest(opts.body)
     if (!parsed.ok) throw new UsageError(`${parsed.message}${parsed.errors ? `:\n  ${parsed.errors.join('\n  ')}` : ''}`)
     if (target.stack !== undefined) return onStack(await stackTarget({ ...target, stack: target.stack }), opts)
@@ -107,6 +142,13 @@ export const recoverCommand: Command = {
           last = now
           process.stderr.write(`recover: ${line(r)}\n`)
         },
+        following: (o) => {
+          const now = Date.now()
+          if (now - last < 1000) return
+          last = now
+          process.stderr.write(`recover: following the replayed events in the search store: ${o.nowGood} good · ${o.failedAgain} failed again · ${o.stillPending} not yet\n`)
+        },
+        ended: (e) => process.stderr.write(`recover: run ${e.runId} was interrupted (${e.reason}); its ${e.released} pending bad row(s) are selectable again\n`),
       })
     } catch (err) {
       await closeDatabases()
@@ -129,21 +171,24 @@ async function onStack(target: Target, opts: Options): Promise<number> {
   const a = await recoverOnStack(target, opts.body, {
     progress: (b) => {
       const r = (b.report ?? undefined) as RecoverReport | undefined
-      process.stderr.write(`recover: run ${String(b.runId)} ${b.state === 'done' || b.state === 'failed' ? b.state : 'queued'}${r ? `: ${line({ ...r, dryRun: false })}` : ''}\n`)
+      const o = b.outcome as RecoverResult | undefined
+      const state = b.state === 'done' || b.state === 'failed' || b.state === 'interrupted' ? b.state : b.state === 'running' ? 'running' : 'queued'
+      process.stderr.write(`recover: run ${String(b.runId)} ${state}${r ? `: ${line({ ...r, dryRun: false })}${o ? outcomeLine({ ...r, ...o, dryRun: false }) : ''}` : ''}\n`)
     },
   })
   if (a.status === 400 || a.status === 409) {
     const errors = Array.isArray(a.body.errors) ? `:\n  ${(a.body.errors as string[]).join('\n  ')}` : ''
     throw new UsageError(`${target.description}: ${String(a.body.message)}${errors}`)
   }
-  if (a.body.state === 'failed') {
+  if (a.body.state === 'failed' || a.body.state === 'interrupted') {
     const failure = a.body.failure as { reason?: string } | undefined
-    process.stderr.write(`floe recover: run ${String(a.body.runId)} failed: ${failure?.reason ?? 'no reason recorded'}\n`)
+    process.stderr.write(`floe recover: run ${String(a.body.runId)} ${a.body.state === 'failed' ? 'failed' : 'was interrupted'}: ${failure?.reason ?? 'no reason recorded'}\n`)
     if (opts.json) process.stdout.write(`${JSON.stringify(a.body)}\n`)
     return 1
   }
   // a queued run's record holds its totals; a run of one request answers its report
-  const result = (a.body.state === 'done' ? { ...(a.body.report as object), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult
+  // (with what became of its events, read from the store when it ended)
+  const result = (a.body.state === 'done' ? { ...(a.body.report as object), ...((a.body.outcome as object | undefined) ?? {}), runId: a.body.runId, dryRun: false } : a.body) as unknown as RecoverResult
   if (a.status !== 200 && a.status !== 404) throw new Error(`${target.description}: the recovery worker answered ${a.status}: ${String(a.body.message)}`)
   process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : summary(result))
   if (result.selected === 0) {

@@ -11,6 +11,7 @@ import { enrichmentFiles } from '../infra/enrichments'
 import { envVar, localNames, resourceEnvironment, type DatabaseConnection, type ResourceNames } from '../infra/resources'
 import { schemaForPrefix } from '../core/search/store'
 import { retentionDays, searchTimeoutMs } from '../core/search/settings'
+import { recoverWaitMs } from '../core/recover/outcome'
 import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, streamTriggers, triggerId, triggerSettings, type FunctionDecl, type StreamTriggerSettings } from '../infra/functions'
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
@@ -100,6 +101,19 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
   if (keys.length > 0) log(`enrichments: ${keys.length} configuration file${keys.length === 1 ? '' : 's'} from ${dir}`)
 }
 
+async function endDeadRecoveryRunsAtStart(log: (line: string) => void): Promise<void> {
+  const { database } = await import('../aws/database')
+  const { endDeadRecoveryRuns } = await import('../aws/recover-runs')
+  try {
+    for (const e of await endDeadRecoveryRuns(await database('search'))) {
+      log(`recovery run ${e.runId} was interrupted: ${e.reason}; ${e.released} bad row(s) it had not replayed are selectable again`)
+    }
+  } catch (err) {
+    // the next recovery run, or the run's status, does it instead
+    log(`could not look for interrupted recovery runs: ${(err as Error).message}`)
+  }
+}
+
 /**
  * Brings the whole stack up in this process: emulators, resources from the
  * declaration, the HTTP gateway and the stream triggers. Functions run
@@ -109,6 +123,7 @@ async function deployEnrichments(aws: AwsClients, names: ResourceNames, dir: str
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   searchTimeoutMs({ ...process.env, ...opts.environment })
+  recoverWaitMs({ ...process.env, ...opts.environment })
   schemaCacheSeconds({ ...process.env, ...opts.environment })
   eventSpecDefaultOn({ ...process.env, ...opts.environment })
   const tls = httpsFromEnvironment({ ...process.env, ...opts.environment })
@@ -169,6 +184,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     await provision(aws, names, log)
     for (const line of await sealStoredSecrets(aws.ddb, names, runtimeSeal())) log(line)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
+    // A recovery run the last stack (or a `floe recover`) left running when its process died: ended, its pending rows released.
+    if (endpoints.postgres) await endDeadRecoveryRunsAtStart(log)
 
     if (opts.triggers !== false) {
       const checkpoints: CheckpointStore = opts.dataDir

@@ -6,6 +6,7 @@
 import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json } from '../../http/types'
 import { Refusal } from '../search/query-tree'
+import type { Outcome } from './outcome'
 import type { RecoverReport } from './run'
 import { NO_STEPS, parseSteps, MAX_STEPS_BYTES, type RecoverySteps } from './steps'
 import { selectionProblem, type Selection } from './store'
@@ -15,6 +16,12 @@ export const RECOVER_PATH = '/control-plane/recover'
 export const MAX_RECOVER_BODY_BYTES = MAX_STEPS_BYTES + 16 * 1024
 /** Most bad rows one request of the API recovers (one function invocation); the CLI has no such limit. */
 export const API_ROW_LIMIT = 5_000
+/**
+ * How long after a request started its replay is followed in the store at
+ * most (the control plane function has 29 s): what is not settled by then
+ * is `stillPending`, and `GET /control-plane/recover/<run id>` tells the rest.
+ */
+export const API_FOLLOW_MS = 22_000
 
 export type Source = 'search' | 'archive'
 
@@ -31,7 +38,12 @@ export interface RecoverRequest {
   readonly limited?: boolean
 }
 
-export interface RecoverResult extends RecoverReport {
+/**
+ * A run's report; after a replay, with what became of its events in the
+ * store (`nowGood`, `failedAgain`, `stillPending`: see ./outcome.ts), absent
+ * when they were not followed (a dry run, nothing replayed, no time left).
+ */
+export interface RecoverResult extends RecoverReport, Partial<Outcome> {
   /** More rows matched than the limit took. */
   readonly more?: boolean
   /** Why enrich could not judge the events in-process (the counts of would-be-good events are then 0). */
@@ -59,15 +71,20 @@ export interface RecoverApiDeps {
 
 export interface RunStatus {
   readonly runId: string
-  /** `failed`: a share could not be replayed after every delivery (the reason in `failure`). */
-  readonly state: 'running' | 'done' | 'failed'
-  readonly failure?: { readonly share: number; readonly reason: string }
+  /**
+   * `failed`: the run stopped on an error, or a share could not be replayed after every delivery (the reason in
+   * `failure`); `interrupted`: its process died (the reason in `failure`); their pending rows were released.
+   */
+  readonly state: 'running' | 'done' | 'failed' | 'interrupted'
+  readonly failure?: { readonly share?: number; readonly reason: string; readonly released?: number }
   readonly startedAt: string
   readonly finishedAt?: string
   readonly dryRun: boolean
   readonly selection: unknown
   /** The counts so far (a run in shares: after each share, with `shares`). */
   readonly report?: unknown
+  /** What became of the replayed events, read from the search store when the status is asked (not for a dry run). */
+  readonly outcome?: Omit<Outcome, 'followedMs'>
 }
 
 /** A run id as `recover` makes them. */
@@ -83,12 +100,25 @@ function time(v: unknown, name: string): number | undefined {
   return t
 }
 
-class RequestProblem extends Error {}
+class RequestProblem extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message)
+  }
+}
+
+/** Why a steps document is too large (its JSON text over `MAX_STEPS_BYTES`), or undefined. */
+export function stepsTooLarge(steps: unknown): string | undefined {
+  const bytes = Buffer.byteLength(typeof steps === 'string' ? steps : JSON.stringify(steps) ?? '')
+  return bytes > MAX_STEPS_BYTES ? `the steps document is ${bytes} bytes: at most ${MAX_STEPS_BYTES} bytes (64 KiB) are taken` : undefined
+}
 
 const BODY_KEYS = new Set(['query', 'failureType', 'since', 'until', 'steps', 'dryRun', 'source', 'limit'])
 
 /** Reads a recovery request (the JSON body of the API, or the CLI's options in the same shape). */
-export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_INFINITY): { ok: true; value: RecoverRequest } | { ok: false; message: string; errors?: readonly string[] } {
+export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_INFINITY): { ok: true; value: RecoverRequest } | { ok: false; message: string; errors?: readonly string[]; status?: number } {
   try {
     if (!obj(body)) throw new RequestProblem('the body must be a JSON object: {"query"?, "failureType"?, "since"?, "until"?, "steps"?, "dryRun"?, "source"?, "limit"?}')
     for (const k of Object.keys(body)) if (!BODY_KEYS.has(k)) throw new RequestProblem(`unknown key '${k.slice(0, 50)}': the keys are ${[...BODY_KEYS].join(', ')}`)
@@ -109,13 +139,15 @@ export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_IN
     if (Number.isFinite(maxLimit)) limit = Math.min(limit ?? maxLimit, maxLimit)
     let steps = NO_STEPS
     if (body.steps !== undefined && body.steps !== null) {
+      const large = stepsTooLarge(body.steps)
+      if (large) throw new RequestProblem(large, 413)
       const s = parseSteps(body.steps)
       if (!s.ok) return { ok: false, message: 'the recovery steps do not validate against iglu:io.floe/recovery_steps/jsonschema/1-0-0', errors: s.errors }
       steps = s.value
     }
     return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit, stepsDocument: body.steps ?? undefined, limited: body.limit !== undefined } }
   } catch (err) {
-    if (err instanceof RequestProblem) return { ok: false, message: err.message }
+    if (err instanceof RequestProblem) return { ok: false, message: err.message, ...(err.status !== 400 ? { status: err.status } : {}) }
     throw err
   }
 }
@@ -153,7 +185,7 @@ export interface RecoverAnswer {
 export async function answerRecover(deps: RecoverApiDeps, body: unknown): Promise<RecoverAnswer> {
   const no = (status: number, message: string, extra: Record<string, unknown> = {}): RecoverAnswer => ({ status, body: { message, ...extra } })
   const parsed = parseRecoverRequest(body, API_ROW_LIMIT)
-  if (!parsed.ok) return no(400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
+  if (!parsed.ok) return no(parsed.status ?? 400, parsed.message, parsed.errors ? { errors: parsed.errors } : {})
   let result: RecoverResult
   try {
     // A replay of a whole selection too large for one request: the worker runs it in shares.

@@ -5,10 +5,17 @@
  * them), replayed to the raw stream as collector payloads and marked. An
  * event the steps break becomes a `recovery_error` bad row and the run goes
  * on. Effects go through ports; this module holds the rules and the counts.
+ *
+ * Crash safety: a claim is pending until the page's payloads are written,
+ * and only then finished (the rows marked recovered). Killed before the
+ * write, the rows are released (by this run on an error, or by whoever ends
+ * the dead run) and selectable again; killed after it, they are released
+ * too and replayed again by a later run, which the search store keeps once
+ * per event id.
  */
 import { stringify } from '../enrich/json'
 import { encodeCollectorPayload } from '../thrift/collector-payload'
-import { fixEvent, readBadRow, toCollectorPayload } from './events'
+import { eventIdsOf, fixEvent, readBadRow, toCollectorPayload } from './events'
 import type { RecoverySteps } from './steps'
 
 export const RECOVERY_ERROR_SCHEMA = 'iglu:io.floe/recovery_error/jsonschema/1-0-0'
@@ -32,9 +39,11 @@ export interface RecoverPorts {
   pages(): AsyncIterable<readonly Candidate[]>
   /** Enriches the payloads in-process, writing nothing; one verdict per payload. */
   enrich(payloads: readonly Uint8Array[]): Promise<readonly Verdict[]>
-  /** Claims bad rows for the run; answers the ids it got (another run holds the rest). */
+  /** Claims bad rows for the run, pending; answers the ids it got (another run holds the rest). */
   claim(ids: readonly string[]): Promise<ReadonlySet<string>>
-  /** Gives claimed rows back (their replay could not be written). */
+  /** After their payloads were written: the claims are replayed (with the event ids of each payload) and the bad rows marked recovered. */
+  finish(rows: readonly { readonly id: string; readonly eventIds: readonly string[] | null }[]): Promise<void>
+  /** Gives pending claims back (their replay could not be written). */
   release(ids: readonly string[]): Promise<void>
   writeRaw(payloads: readonly Uint8Array[]): Promise<void>
   writeBad(lines: readonly string[]): Promise<void>
@@ -48,6 +57,8 @@ export interface RecoverOptions {
   readonly processor: { readonly artifact: string; readonly version: string }
   /** Called after each page with the counts so far. */
   readonly progress?: (r: RecoverReport) => void
+  /** Called with the event ids of each payload of a page written (what the run's outcome is followed by). */
+  readonly replayed?: (eventIds: readonly (readonly string[])[]) => void
 }
 
 export interface RecoverReport {
@@ -61,9 +72,9 @@ export interface RecoverReport {
   fixed: number
   /** Events the steps broke (each becomes a `recovery_error` bad row on a replay). */
   broken: number
-  /** Enriched in-process: would be good now. */
+  /** Preview (enriched in-process, not what the running enrich made of the replay): would be good. */
   wouldBeGood: number
-  /** Enriched in-process: would fail again. */
+  /** Preview (enriched in-process): would fail again. */
   stillFailing: number
   /** Written to the raw stream (0 on a dry run). */
   replayed: number
@@ -118,7 +129,7 @@ export async function recover(ports: RecoverPorts, o: RecoverOptions): Promise<R
   }
   for await (const page of ports.pages()) {
     report.selected += page.length
-    const ready: { id: string; payload: Uint8Array }[] = []
+    const ready: { id: string; payload: Uint8Array; eventIds: string[] }[] = []
     const broken: { id: string; row: string }[] = []
     for (const c of page) {
       const read = readBadRow(c.line)
@@ -133,7 +144,7 @@ export async function recover(ports: RecoverPorts, o: RecoverOptions): Promise<R
         note(`broken by the steps: ${fixed.error}`)
         continue
       }
-      ready.push({ id: c.id, payload: encodeCollectorPayload(toCollectorPayload(fixed.event, o.runId)) })
+      ready.push({ id: c.id, payload: encodeCollectorPayload(toCollectorPayload(fixed.event, o.runId)), eventIds: eventIdsOf(fixed.event) })
     }
     let mine = ready
     let mineBroken = broken
@@ -143,25 +154,29 @@ export async function recover(ports: RecoverPorts, o: RecoverOptions): Promise<R
       mineBroken = broken.filter((b) => claimed.has(b.id))
       report.claimedElsewhere += ready.length + broken.length - mine.length - mineBroken.length
     }
-    report.fixed += mine.length
-    report.broken += mineBroken.length
-    const verdicts = mine.length > 0 ? await ports.enrich(mine.map((r) => r.payload)) : []
-    for (const v of verdicts) {
-      if (v.bad.length === 0 && v.good > 0) report.wouldBeGood++
-      else {
-        report.stillFailing++
-        note(v.bad.length > 0 ? reasonOf(v.bad[0]!) : 'no event')
+    const taken = [...mine.map((r) => r.id), ...mineBroken.map((b) => b.id)]
+    try {
+      report.fixed += mine.length
+      report.broken += mineBroken.length
+      const verdicts = mine.length > 0 ? await ports.enrich(mine.map((r) => r.payload)) : []
+      for (const v of verdicts) {
+        if (v.bad.length === 0 && v.good > 0) report.wouldBeGood++
+        else {
+          report.stillFailing++
+          note(v.bad.length > 0 ? reasonOf(v.bad[0]!) : 'no event')
+        }
       }
-    }
-    if (!o.dryRun && (mine.length > 0 || mineBroken.length > 0)) {
-      try {
+      if (!o.dryRun && taken.length > 0) {
         if (mine.length > 0) await ports.writeRaw(mine.map((r) => r.payload))
         if (mineBroken.length > 0) await ports.writeBad(mineBroken.map((b) => b.row))
-      } catch (err) {
-        await ports.release([...mine.map((r) => r.id), ...mineBroken.map((b) => b.id)])
-        throw err
+        await ports.finish([...mine.map((r) => ({ id: r.id, eventIds: r.eventIds })), ...mineBroken.map((b) => ({ id: b.id, eventIds: null }))])
+        report.replayed += mine.length
+        o.replayed?.(mine.map((r) => r.eventIds))
       }
-      report.replayed += mine.length
+    } catch (err) {
+      // pending claims go back (a run killed here instead leaves them to whoever ends it)
+      if (!o.dryRun && taken.length > 0) await ports.release(taken).catch(() => undefined)
+      throw err
     }
     publish()
     o.progress?.(report)

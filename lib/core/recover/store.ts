@@ -3,7 +3,12 @@
  * query string on the bad index, failure type and time range), claiming
  * them for a run with one conditional insert per page (a row claimed by
  * another run is not returned, so concurrent runs never replay a row
- * twice), marking them, and keeping a record of each run.
+ * twice), and marking them. A claim is made in two steps, so that a run
+ * killed at any instant leaves each row replayed or selectable again: it is
+ * `pending` while the payloads are written (the row is out of every
+ * selection, not marked), then `replayed` with the row marked recovered, in
+ * one transaction. The pending claims of a run that died are released (see
+ * ./runs.ts). Run records are kept in ./runs.ts.
  */
 import { parseQueryString } from '../search/lucene'
 import { condition, Statement } from '../search/query-sql'
@@ -38,18 +43,20 @@ export function selectionProblem(s: Selection): string | undefined {
 }
 
 /** The WHERE clause of a selection (not recovered, not claimed), after `after` in id order. */
-function where(s: Selection, st: Statement, now: number): string {
+function where(s: Selection, st: Statement, now: number, bad: string, claims: string): string {
   const parts = [condition(s.query ? parseQueryString(s.query) : { kind: 'all' }, st, now)]
   if (s.failureType !== undefined) parts.push(`failure_type = ${st.p(s.failureType)}`)
   if (s.since !== undefined) parts.push(`failure_timestamp >= ${st.p(new Date(s.since).toISOString())}::timestamptz`)
   if (s.until !== undefined) parts.push(`failure_timestamp < ${st.p(new Date(s.until).toISOString())}::timestamptz`)
+  // a row claimed by a run (pending or replayed) is that run's
+  parts.push(`NOT EXISTS (SELECT 1 FROM ${claims} c WHERE c.id = ${bad}.id)`)
   return parts.join(' AND ')
 }
 
 /** How many bad rows a selection holds now (not recovered). Throws a `Refusal` for a query the store refuses. */
 export async function countSelection(db: SearchDb, s: Selection, now = Date.now()): Promise<number> {
   const st = new Statement('bad', { columns: true })
-  const r = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${tablesOf(db).bad} WHERE ${where(s, st, now)}`, st.params)
+  const r = await db.sql.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${tablesOf(db).bad} WHERE ${where(s, st, now, tablesOf(db).bad, tablesOf(db).recoveryClaims)}`, st.params)
   return Number(r.rows[0]!.n)
 }
 
@@ -59,7 +66,7 @@ export async function* selectPages(db: SearchDb, s: Selection, pageSize: number,
   let left = limit
   while (left > 0) {
     const st = new Statement('bad', { columns: true })
-    const w = where(s, st, now)
+    const w = where(s, st, now, tablesOf(db).bad, tablesOf(db).recoveryClaims)
     const n = Math.min(pageSize, left)
     const r = await db.sql.query<{ id: string; line: string }>(`SELECT id, line FROM ${tablesOf(db).bad} WHERE ${w} AND id > ${st.p(after)} ORDER BY id LIMIT ${st.p(n)}`, st.params)
     if (r.rows.length === 0) return
@@ -72,32 +79,80 @@ export async function* selectPages(db: SearchDb, s: Selection, pageSize: number,
 
 const placeholders = (from: number, n: number) => Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ')
 
+/** Claims of a run that are taken but not yet replayed (the run's process may have died before writing). */
+export const PENDING = 'pending'
+/** Claims whose payloads were written: their bad rows are marked recovered. */
+export const REPLAYED = 'replayed'
+
+/** The run was ended (by another process that found it dead) while it was still going: it must stop. */
+export class RunEnded extends Error {}
+
 /**
- * Claims bad rows for a run: those no run claimed before. The claim and the
- * mark on the bad row are one transaction; answers the ids claimed.
+ * Claims bad rows for a run: those no run claimed before, as `pending` (out
+ * of other runs' selections; not marked recovered). Answers the ids claimed;
+ * throws `RunEnded` when the run is no longer running (another process ended
+ * it as interrupted), and beats the run's heartbeat.
  */
 export async function claimRows(db: SearchDb, runId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   const t = tablesOf(db)
   return db.sql.transaction(async (tx) => {
-    const values = ids.map((_, i) => `($${i + 2}, $1)`).join(', ')
-    const r = await tx.query<{ id: string }>(`INSERT INTO ${t.recoveryClaims} (id, run_id) VALUES ${values} ON CONFLICT (id) DO NOTHING RETURNING id`, [runId, ...ids])
-    const claimed = r.rows.map((x) => x.id)
-    if (claimed.length > 0) {
-      await tx.query(`UPDATE ${t.bad} SET recovered = now(), recovery_run = $1 WHERE recovered IS NULL AND id IN (${placeholders(2, claimed.length)})`, [runId, ...claimed])
-    }
-    return new Set(claimed)
+    const live = await tx.query<{ id: string }>(`UPDATE ${t.recoveryRuns} SET heartbeat = now() WHERE id = $1 AND finished_at IS NULL RETURNING id`, [runId])
+    if (live.rows.length === 0) throw new RunEnded(`recovery run ${runId} is not running (it was ended by another process); nothing more is claimed`)
+    const values = ids.map((_, i) => `($${i + 2}, $1, '${PENDING}')`).join(', ')
+    const r = await tx.query<{ id: string }>(`INSERT INTO ${t.recoveryClaims} (id, run_id, state) VALUES ${values} ON CONFLICT (id) DO NOTHING RETURNING id`, [runId, ...ids])
+    return new Set(r.rows.map((x) => x.id))
   })
 }
 
-/** Gives back rows a run claimed (their replay was not written). */
+/**
+ * After a run's payloads for `rows` were written: their claims become
+ * `replayed` (keeping the event ids of each payload; null for a row the
+ * steps broke, which has none) and their bad rows are
+ * marked recovered (one transaction). Throws `RunEnded` when some claim is
+ * no longer the run's (another process released it: those rows are
+ * selectable again, and a later run replays them once more, which the store
+ * keeps once by event id).
+ */
+export async function finishRows(db: SearchDb, runId: string, rows: readonly { readonly id: string; readonly eventIds: readonly string[] | null }[]): Promise<void> {
+  if (rows.length === 0) return
+  const t = tablesOf(db)
+  const lost = await db.sql.transaction(async (tx) => {
+    const values = rows.map((_, i) => `($${2 * i + 2}, $${2 * i + 3}::jsonb)`).join(', ')
+    const r = await tx.query<{ id: string }>(
+      `UPDATE ${t.recoveryClaims} c SET state = '${REPLAYED}', event_ids = v.event_ids FROM (VALUES ${values}) AS v (id, event_ids)
+       WHERE c.id = v.id AND c.run_id = $1 AND c.state = '${PENDING}' RETURNING c.id`,
+      [runId, ...rows.flatMap((x) => [x.id, x.eventIds === null ? null : JSON.stringify(x.eventIds)])],
+    )
+    const done = r.rows.map((x) => x.id)
+    if (done.length > 0) await tx.query(`UPDATE ${t.bad} SET recovered = now(), recovery_run = $1 WHERE recovered IS NULL AND id IN (${placeholders(2, done.length)})`, [runId, ...done])
+    await tx.query(`UPDATE ${t.recoveryRuns} SET heartbeat = now() WHERE id = $1`, [runId])
+    return rows.length - done.length
+  })
+  if (lost > 0) throw new RunEnded(`recovery run ${runId} lost ${lost} claim(s) to another process (it was ended as interrupted): those rows are selectable again`)
+}
+
+/** The event ids of a run's replayed rows (what its outcome is read by); `untracked`: replayed payloads without one. */
+export async function replayedEventIds(db: SearchDb, runId: string): Promise<{ ids: string[]; untracked: number }> {
+  const t = tablesOf(db)
+  const r = await db.sql.query<{ e: string | null }>(
+    `SELECT e FROM ${t.recoveryClaims} c LEFT JOIN LATERAL jsonb_array_elements_text(c.event_ids) e ON true WHERE c.run_id = $1 AND c.state = '${REPLAYED}' AND c.event_ids IS NOT NULL`,
+    [runId],
+  )
+  return { ids: r.rows.flatMap((x) => (x.e === null ? [] : [x.e])), untracked: r.rows.filter((x) => x.e === null).length }
+}
+
+/** Gives back pending claims of a run (their replay was not written): the rows are selectable again. */
 export async function releaseRows(db: SearchDb, runId: string, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return
   const t = tablesOf(db)
-  await db.sql.transaction(async (tx) => {
-    await tx.query(`DELETE FROM ${t.recoveryClaims} WHERE run_id = $1 AND id IN (${placeholders(2, ids.length)})`, [runId, ...ids])
-    await tx.query(`UPDATE ${t.bad} SET recovered = NULL, recovery_run = NULL WHERE recovery_run = $1 AND id IN (${placeholders(2, ids.length)})`, [runId, ...ids])
-  })
+  await db.sql.query(`DELETE FROM ${t.recoveryClaims} WHERE run_id = $1 AND state = '${PENDING}' AND id IN (${placeholders(2, ids.length)})`, [runId, ...ids])
+}
+
+/** Releases every pending claim of a run (a run that died, or a share delivered again); answers how many. */
+export async function releasePending(db: SearchDb, runId: string): Promise<number> {
+  const r = await db.sql.query<{ id: string }>(`DELETE FROM ${tablesOf(db).recoveryClaims} WHERE run_id = $1 AND state = '${PENDING}' RETURNING id`, [runId])
+  return r.rows.length
 }
 
 /** The ids among `ids` some run claimed already (for rows read from the archive). */
@@ -105,58 +160,4 @@ export async function claimedAlready(db: SearchDb, ids: readonly string[]): Prom
   if (ids.length === 0) return new Set()
   const r = await db.sql.query<{ id: string }>(`SELECT id FROM ${tablesOf(db).recoveryClaims} WHERE id IN (${placeholders(1, ids.length)})`, ids)
   return new Set(r.rows.map((x) => x.id))
-}
-
-export async function recordRunStart(db: SearchDb, runId: string, at: number, dryRun: boolean, selection: unknown): Promise<void> {
-  await db.sql.query(`INSERT INTO ${tablesOf(db).recoveryRuns} (id, started_at, dry_run, selection) VALUES ($1, $2::timestamptz, $3, $4::jsonb)`, [runId, new Date(at).toISOString(), dryRun, JSON.stringify(selection)])
-}
-
-export async function recordRunEnd(db: SearchDb, runId: string, at: number, report: unknown): Promise<void> {
-  await db.sql.query(`UPDATE ${tablesOf(db).recoveryRuns} SET finished_at = $2::timestamptz, report = $3::jsonb WHERE id = $1`, [runId, new Date(at).toISOString(), JSON.stringify(report)])
-}
-
-/** Ends a run that cannot go on, with the reason kept in its report (`failed: {share, reason}`); nothing when it is finished already. */
-export async function recordRunFailure(db: SearchDb, runId: string, share: number, reason: string, at = Date.now()): Promise<boolean> {
-  const r = await db.sql.query<{ id: string }>(
-    `UPDATE ${tablesOf(db).recoveryRuns} SET finished_at = $4::timestamptz, report = COALESCE(report, '{}'::jsonb) || jsonb_build_object('failed', jsonb_build_object('share', $2::int, 'reason', $3::text))
-     WHERE id = $1 AND finished_at IS NULL RETURNING id`,
-    [runId, share, reason, new Date(at).toISOString()],
-  )
-  return r.rows.length === 1
-}
-
-/** A run's record: its selection, its report so far, and, for a run in shares, how many are done. */
-export interface RunRecord {
-  readonly runId: string
-  readonly startedAt: string
-  readonly finishedAt?: string
-  readonly dryRun: boolean
-  readonly selection: unknown
-  readonly report?: Record<string, unknown> & { shares?: number }
-}
-
-export async function runRecord(db: SearchDb, runId: string): Promise<RunRecord | undefined> {
-  const r = await db.sql.query<{ id: string; started_at: unknown; finished_at: unknown; dry_run: boolean; selection: unknown; report: unknown }>(
-    `SELECT id, started_at, finished_at, dry_run, selection, report FROM ${tablesOf(db).recoveryRuns} WHERE id = $1`,
-    [runId],
-  )
-  const row = r.rows[0]
-  if (!row) return undefined
-  const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v)
-  const iso = (v: unknown) => (v === null || v === undefined ? undefined : new Date(v as string).toISOString())
-  return { runId: row.id, startedAt: iso(row.started_at)!, finishedAt: iso(row.finished_at), dryRun: row.dry_run, selection: json(row.selection), report: json(row.report) ?? undefined }
-}
-
-/**
- * Records share `share` of a run done with the totals so far (and the run
- * finished with the last one), only if the record holds `share` shares:
- * answers false when another delivery of the same share recorded it first.
- */
-export async function recordShare(db: SearchDb, runId: string, share: number, totals: object, finished: boolean, at = Date.now()): Promise<boolean> {
-  const r = await db.sql.query<{ id: string }>(
-    `UPDATE ${tablesOf(db).recoveryRuns} SET report = $3::jsonb, finished_at = CASE WHEN $4 THEN $5::timestamptz ELSE NULL END
-     WHERE id = $1 AND finished_at IS NULL AND COALESCE((report->>'shares')::int, 0) = $2 RETURNING id`,
-    [runId, share, JSON.stringify({ ...totals, shares: share + 1 }), finished, new Date(at).toISOString()],
-  )
-  return r.rows.length === 1
 }

@@ -37,6 +37,8 @@ export interface RunProgress {
 export interface WorkerPorts {
   /** The run's record; undefined when there is none (the run was never started here). */
   progress(runId: string): Promise<RunProgress | undefined>
+  /** Releases the run's pending claims (left by an earlier delivery of the share that was cut short); answers how many. */
+  releasePending(runId: string): Promise<number>
   /** Replays one share of at most `limit` rows with the run's id. */
   replay(req: RecoverRequest, runId: string): Promise<RecoverResult>
   /** Records share `share` done, with the totals so far; false when another delivery recorded it first. */
@@ -98,6 +100,8 @@ export async function processShare(ports: WorkerPorts, message: ShareMessage, st
     }
     return { kind: 'duplicate' }
   }
+  // A delivery cut short (the function timed out or was killed) left its claims pending: this delivery redoes them.
+  await ports.releasePending(message.runId)
   const result = await ports.replay({ selection: message.selection, source: message.source, steps, dryRun: false, limit: shareSize }, message.runId)
   const share: RecoverReport = { ...emptyReport(message.runId, false), ...pickCounts(result) }
   const totals = addReports(before.report, share)

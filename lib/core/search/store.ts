@@ -209,6 +209,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX raw_events_collector_tstamp ON ${t.rawEvents} (collector_tstamp)`,
     ],
   },
+  {
+    // Crash-safe recovery: a claim is `pending` (the row is out of other runs' selections, not marked recovered)
+    // until the run's payloads are written, then `replayed`; claims kept before are replayed ones. A run has an
+    // owner (the process) and a heartbeat, so that a run whose process died is ended and its pending claims released.
+    // A replayed claim keeps the event ids of its payload, so that a run's outcome can be read from the store.
+    version: 7,
+    statements: (t) => [
+      `ALTER TABLE ${t.recoveryClaims} ADD COLUMN state text NOT NULL DEFAULT 'replayed'`,
+      // the event ids a replayed row's payload carries: what the run's outcome is read by
+      `ALTER TABLE ${t.recoveryClaims} ADD COLUMN event_ids jsonb`,
+      `CREATE INDEX recovery_claims_pending ON ${t.recoveryClaims} (run_id) WHERE state = 'pending'`,
+      `ALTER TABLE ${t.recoveryRuns} ADD COLUMN owner text`,
+      `ALTER TABLE ${t.recoveryRuns} ADD COLUMN heartbeat timestamptz`,
+      `CREATE INDEX recovery_runs_unfinished ON ${t.recoveryRuns} (started_at) WHERE finished_at IS NULL`,
+    ],
+  },
 ]
 
 /** The time column each index is searched and aged by. */

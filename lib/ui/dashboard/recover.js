@@ -11,6 +11,8 @@ import { fmtInt } from '../shared/format.js'
 import { html } from '../shared/html.js'
 
 const PATH = '/control-plane/recover'
+/** As the API (MAX_STEPS_BYTES of lib/core/recover/steps.ts). */
+const MAX_STEPS_BYTES = 64 * 1024
 
 /** The selection of the current view: query and time range (relative ranges from now). */
 function selection(q, range) {
@@ -25,14 +27,21 @@ function Counts({ r }) {
     ['fixed', r.fixed],
     ['broken by the steps', r.broken],
     ['not replayable', r.unrecoverable],
-    [r.dryRun ? 'would be good' : 'now good', r.wouldBeGood],
-    ['still failing', r.stillFailing],
-    ...(r.dryRun ? [] : [['replayed', r.replayed]]),
+    ...(r.dryRun
+      ? [['would be good', r.wouldBeGood], ['still failing', r.stillFailing]]
+      : [
+          ['replayed', r.replayed],
+          // what the search store holds for the replayed events (by event id), not the preview
+          ...(r.nowGood === undefined ? [] : [['now good', r.nowGood], ['failed again', r.failedAgain], ['not settled yet', r.stillPending]]),
+          ['would be good (preview)', r.wouldBeGood],
+        ]),
   ]
   return html`<div data-testid=${r.dryRun ? 'recover-preview' : 'recover-result'}>
     <table class="small"><tbody>${rows.map(([k, v]) => html`<tr><td>${k}</td><td class="num" data-testid=${`recover-${k.replace(/ /g, '-')}`}>${fmtInt(v ?? 0)}</td></tr>`)}</tbody></table>
     ${r.previewError ? html`<p class="notice error small">${r.previewError}</p>` : null}
-    ${r.reasons?.length ? html`<p class="small muted">First reasons:</p><ul class="small">${r.reasons.map((x) => html`<li>${x.count} × <code>${x.reason}</code></li>`)}</ul>` : null}
+    ${r.failedAgainReasons?.length ? html`<p class="small muted">Failed again:</p><ul class="small">${r.failedAgainReasons.map((x) => html`<li>${x.count} × <code>${x.reason}</code></li>`)}</ul>` : null}
+    ${r.stillPending ? html`<p class="small muted">Not every replayed event was good or failed again when the wait ended: <code>GET /control-plane/recover/${r.runId}</code> shows the run.</p>` : null}
+    ${r.reasons?.length ? html`<p class="small muted">${r.dryRun ? 'First reasons:' : 'First reasons (preview):'}</p><ul class="small">${r.reasons.map((x) => html`<li>${x.count} × <code>${x.reason}</code></li>`)}</ul>` : null}
     ${r.more ? html`<p class="small muted">More bad rows match: run again, or use <code>floe recover</code>.</p>` : null}
     ${r.dryRun ? null : html`<p class="small muted">Run <code>${r.runId}</code></p>`}
   </div>`
@@ -48,6 +57,10 @@ export function RecoverPanel({ q, range }) {
     setError('')
     let parsed
     if (steps.trim()) {
+      if (new TextEncoder().encode(steps).length > MAX_STEPS_BYTES) {
+        setError(`The steps document is larger than ${MAX_STEPS_BYTES} bytes (64 KiB)`)
+        return
+      }
       try {
         parsed = JSON.parse(steps)
       } catch (err) {

@@ -147,4 +147,33 @@ describe('floe recover --stack', () => {
       process.env = old
     }
   })
+
+  it('after a queued run is done, follows its outcome in the store until no event is pending, and prints it', async () => {
+    const old = { ...process.env }
+    Object.assign(process.env, env)
+    try {
+      const target = await stackTarget({ stack: 'FloeApp', region: 'eu-west-1' })
+      const done = (outcome: Record<string, unknown>) => ({ status: 200, body: { runId: RUN, state: 'done', report: { ...report({ selected: 6_000, replayed: 6_000 }), shares: 2 }, outcome } })
+      answers = [
+        { status: 202, body: { runId: RUN, selected: 6_000, status: `/control-plane/recover/${RUN}`, message: 'queued' } },
+        done({ nowGood: 1_000, failedAgain: 0, stillPending: 5_000, untracked: 0, failedAgainReasons: [] }),
+        done({ nowGood: 5_990, failedAgain: 10, stillPending: 0, untracked: 0, failedAgainReasons: [{ reason: 'schema_violations: x', count: 10 }] }),
+      ]
+      let t = 0
+      const a = await recoverOnStack(target, { failureType: 'schema_violations' }, { sleep: async (ms) => void (t += ms), now: () => t, waitMs: 60_000 })
+      expect(a.body).toMatchObject({ state: 'done', outcome: { nowGood: 5_990, failedAgain: 10, stillPending: 0 } })
+      // the wait ends it: a run whose events do not settle is answered as it is then
+      answers = [
+        { status: 202, body: { runId: RUN, selected: 6_000, status: `/control-plane/recover/${RUN}`, message: 'queued' } },
+        ...Array.from({ length: 20 }, () => done({ nowGood: 0, failedAgain: 0, stillPending: 6_000, untracked: 0, failedAgainReasons: [] })),
+      ]
+      t = 0
+      const b = await recoverOnStack(target, { failureType: 'schema_violations' }, { sleep: async (ms) => void (t += ms), now: () => t, waitMs: 12_000 })
+      expect(b.body).toMatchObject({ state: 'done', outcome: { stillPending: 6_000 } })
+      expect(t).toBeLessThanOrEqual(5_000 + 12_000)
+    } finally {
+      process.env = old
+      answers = []
+    }
+  })
 })

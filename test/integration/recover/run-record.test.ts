@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { answerRecover, answerStatus, recoverApi, type RecoverApiDeps } from '../../../lib/core/recover/api'
 import { emptyReport } from '../../../lib/core/recover/run'
-import { recordRunFailure, recordRunStart, recordShare, runRecord } from '../../../lib/core/recover/store'
+import { recordRunFailure, recordRunStart, recordShare, runRecord } from '../../../lib/core/recover/runs'
 import { runStatus } from '../../../lib/aws/recover-queue'
 import { openLocalSearchStore, type LocalSearchStore } from '../../../lib/local/search-store'
 

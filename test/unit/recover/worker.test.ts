@@ -11,6 +11,9 @@ import { giveUpShare, processShare, parseShareMessage, type RunProgress, type Sh
  */
 function world(rows: number, unreplayable = 0) {
   const claimed = new Map<number, string>()
+  /** Claims of a delivery cut short after writing (pending: out of the selection, not marked). */
+  const pending = new Map<number, string>()
+  let cutNext = false
   const replays: number[] = []
   const records = new Map<string, RunProgress>()
   const queue: ShareMessage[] = []
@@ -25,8 +28,19 @@ function world(rows: number, unreplayable = 0) {
       failed.set(runId, { share, reason })
     },
     progress: async (runId) => records.get(runId),
+    async releasePending(runId) {
+      let n = 0
+      for (const [i, r] of pending) if (r === runId) pending.delete(i), n++
+      return n
+    },
     async replay(req: RecoverRequest, runId: string): Promise<RecoverResult> {
-      const open = [...Array(rows + unreplayable).keys()].filter((i) => !claimed.has(i))
+      const open = [...Array(rows + unreplayable).keys()].filter((i) => !claimed.has(i) && !pending.has(i))
+      if (cutNext) {
+        // the invocation is killed after claiming and writing its first rows, before marking them
+        cutNext = false
+        for (const i of open.slice(unreplayable, unreplayable + 100)) pending.set(i, runId), replays.push(i)
+        throw new Error('Task timed out after 900 seconds')
+      }
       const page = open.slice(0, req.limit)
       const r = emptyReport(runId, false)
       for (const i of page) {
@@ -72,7 +86,7 @@ function world(rows: number, unreplayable = 0) {
     for (let m = queue.shift(); m; m = queue.shift()) outcomes.push((await processShare(ports, m, NO_STEPS, shareSize)).kind)
     return outcomes
   }
-  return { ports, records, failed, queue, replays, claimed, start, drain, failNextSend: () => (failSend = 1) }
+  return { ports, records, failed, queue, replays, claimed, pending, start, drain, failNextSend: () => (failSend = 1), cutNextReplay: () => (cutNext = true) }
 }
 
 describe('a recovery run in shares', () => {
@@ -157,5 +171,22 @@ describe('a recovery run in shares', () => {
     expect(await giveUpShare(w.ports, 'not json', 'bad', 3, 3)).toBe(false)
     expect(await giveUpShare(w.ports, '{"share":0}', 'bad', 3, 3)).toBe(false)
     expect(await giveUpShare(w.ports, body, 'x', Number.NaN, 3)).toBe(false)
+  })
+
+  it('a share delivered again after its invocation was killed mid-way redoes the rows it left pending: each row replayed, none lost', async () => {
+    const w = world(700)
+    await w.start('recover-20261127T081500-0000000c')
+    w.cutNextReplay()
+    const m = w.queue.shift()!
+    await expect(processShare(w.ports, m, NO_STEPS, 500)).rejects.toThrow('timed out')
+    expect(w.pending.size).toBe(100)
+    // SQS delivers the message again
+    w.queue.unshift(m)
+    expect(await w.drain(500)).toEqual(['continued', 'done'])
+    expect(w.pending.size).toBe(0)
+    expect(w.claimed.size).toBe(700)
+    // the 100 written before the kill were written again (the store keeps each event once by id)
+    expect(new Set(w.replays).size).toBe(700)
+    expect(w.records.get('recover-20261127T081500-0000000c')).toMatchObject({ finished: true, report: { replayed: 700 } })
   })
 })
