@@ -17,6 +17,7 @@ import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
 import { invoke } from './handlers'
+import { FunctionWorker, WORKER_FUNCTIONS } from './function-worker'
 import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
 import { markOff, markUp } from '../runtime/dependencies'
@@ -76,6 +77,8 @@ export interface LocalStack {
   readonly triggers: ReadonlyMap<string, StreamTrigger>
   /** Stream triggers not started because their function cannot run, with the reason. */
   readonly disabledTriggers: ReadonlyMap<string, string>
+  /** The functions run in a worker thread of their own (enrich), by function name. */
+  readonly functionWorkers: ReadonlyMap<string, FunctionWorker>
   /** HTTPS of the stack: the domain submitted on the control plane and its certificate. */
   readonly https: LocalHttps
   /** Waits until every stream trigger has consumed everything written so far. */
@@ -83,11 +86,6 @@ export interface LocalStack {
   stop(): Promise<void>
 }
 
-/**
- * Brings the whole stack up in this process: emulators, resources from the
- * declaration, the HTTP gateway and the stream triggers. Functions run
- * in-process with the same handlers the CDK app deploys.
- */
 /**
  * Puts the enrichment configuration files of `dir` (or none) under the assets
  * bucket's `enrichments/` prefix, as a deployment does, after checking them:
@@ -116,6 +114,12 @@ async function endDeadRecoveryRunsAtStart(log: (line: string) => void): Promise<
   }
 }
 
+/**
+ * Brings the whole stack up in this process: emulators, resources from the
+ * declaration, the HTTP gateway and the stream triggers. Functions run
+ * in-process with the same handlers the CDK app deploys; enrich
+ * (`WORKER_FUNCTIONS`) runs them in a worker thread, off the gateway's event loop.
+ */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
   retentionDays({ ...process.env, ...opts.environment }) // a bad setting stops the start with its rule
   searchTimeoutMs({ ...process.env, ...opts.environment })
@@ -140,6 +144,17 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let https: LocalHttps | undefined
   const triggers = new Map<string, StreamTrigger>()
   const disabledTriggers = new Map<string, string>()
+  const workers = new Map<string, FunctionWorker>()
+  const workerOf = (fn: keyof typeof functions) => {
+    let w = workers.get(fn)
+    if (!w) workers.set(fn, (w = new FunctionWorker(fn, { log })))
+    return w
+  }
+  /** Stops the triggers (each finishes its invocation in flight), then the workers they invoked. */
+  const stopTriggers = async () => {
+    await Promise.all([...triggers.values()].map((t) => t.stop()))
+    await Promise.all([...workers.values()].map((w) => w.stop()))
+  }
   /** What this stack marked down on `/health` for as long as it runs. */
   const offComponents: string[] = []
   const clearHealth = () => {
@@ -185,7 +200,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           functionName: t.function,
           settings: capWindow({ ...localTriggerSettings(t), ...opts.triggerOverrides }, opts.batchingWindowCapSeconds),
           checkpoints,
-          invoke: (event) => invoke(t.function, event),
+          invoke: WORKER_FUNCTIONS.has(t.function) ? (event) => workerOf(t.function).invoke(event) : (event) => invoke(t.function, event),
           writeFailure: async (doc) => {
             await clients().s3.send(new PutObjectCommand({ Bucket: names.buckets[streamTriggerFailureBucket], Key: doc.key, Body: doc.body, ContentType: 'application/json' }))
           },
@@ -193,6 +208,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           retryDelayMs: opts.retryDelayMs,
           log,
         })
+        if (WORKER_FUNCTIONS.has(t.function)) workerOf(t.function).start()
         await trigger.start()
         triggers.set(id, trigger)
         if (triggerSettings(t).enhancedFanOut) log(`stream trigger ${id} polls the stream: its enhanced fan-out consumer exists on AWS only`)
@@ -240,6 +256,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       names,
       triggers,
       disabledTriggers,
+      functionWorkers: workers,
       https: h,
       drain: async () => {
         await Promise.all([...triggers.values()].map((t) => t.drain()))
@@ -248,7 +265,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         setHttpsControl(undefined)
         await h.stop()
         await g.close()
-        await Promise.all([...triggers.values()].map((t) => t.stop()))
+        await stopTriggers()
         clearHealth()
         await stopEmulators()
         logFiles?.close()
@@ -258,7 +275,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     setHttpsControl(undefined)
     await https?.stop()
     await gateway?.close()
-    await Promise.all([...triggers.values()].map((t) => t.stop()))
+    await stopTriggers()
     clearHealth()
     await stopEmulators()
     logFiles?.close()

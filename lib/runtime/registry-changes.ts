@@ -10,14 +10,17 @@
  * cache TTL.
  *
  * The process that wrote applies the change at once (`registryChanged`):
- * locally every function runs in the stack's process, so the registry's
- * answer means enrich's next batch sees the schema. On AWS, a batch that
+ * locally every function runs in the stack's process, enrich in a worker
+ * thread of it that gets the change as a notice (`notices.ts`) ahead of its
+ * next batch, so the registry's answer means enrich's next batch sees the
+ * schema. On AWS, a batch that
  * begins `REGISTRY_CHECK_MS` after the registry answered sees it.
  */
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ChangeWatch } from '../core/iglu/changes'
 import { OWN_REGISTRY } from '../core/iglu/resolver-config'
 import { envVar } from '../infra/resources'
+import { announce, onNotice } from './notices'
 
 /** The longest time a warm process runs on a cached answer of the registry after a write to it. */
 export const REGISTRY_CHECK_MS = 1_000
@@ -82,9 +85,15 @@ export async function bumpRegistryChanges(ddb: DynamoDBClient, table: string): P
  */
 export async function registryChanged(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const table = settingsTable(env)
-  if (table) watch?.applied(await bumpRegistryChanges(ddb(), table))
-  forgetRegistry()
+  const count = table ? await bumpRegistryChanges(ddb(), table) : undefined
+  announce({ kind: 'registry-changed', count })
 }
+
+// Here, and in the threads the notice is sent to: the resolvers forget the registry's answers.
+onNotice('registry-changed', (n) => {
+  if (n.count !== undefined) watch?.applied(n.count)
+  forgetRegistry()
+})
 
 /**
  * Called at the start of a batch or request by a process with resolvers:

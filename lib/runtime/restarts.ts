@@ -9,12 +9,14 @@
  * after the control plane answered.
  *
  * Locally every function runs in the control plane's process, so the control
- * plane also applies the new generations here at once (`applyGenerations`):
- * its answer means the restart is done.
+ * plane also applies the new generations here at once (`restartHere`): its
+ * answer means the restart is done. Enrich runs there in a worker thread: the
+ * restart reaches it as a notice (`notices.ts`), before its next batch.
  */
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { ServiceName } from '../infra/services'
 import { envVar } from '../infra/resources'
+import { announce, onNotice } from './notices'
 
 /** How long a warm function may run on the state of before a restart. */
 export const RESTART_CHECK_MS = 5_000
@@ -78,12 +80,17 @@ export function applyGenerations(next: Generations): ReadonlySet<ServiceName> {
 
 /**
  * The restart of `services` in this process, with the generations the
- * control plane just wrote (locally, every function runs in its process).
+ * control plane just wrote (locally, every function runs in its process),
+ * and in its other threads that run functions.
  */
 export function restartHere(services: Iterable<ServiceName>, next: Generations): void {
-  known = { ...known, ...next }
-  drop(new Set(services))
+  announce({ kind: 'restart', services: [...services], generations: next })
 }
+
+onNotice('restart', (n) => {
+  known = { ...known, ...n.generations }
+  drop(new Set(n.services))
+})
 
 function drop(services: ReadonlySet<ServiceName>): void {
   if (services.size === 0) return

@@ -223,6 +223,11 @@ describe('enrichments: the whole set is checked, listed, shown, disabled and rem
     expect(syntax.text).toMatch(/^The enrichment configuration is not valid:\nscript\.json: Error compiling JavaScript function: \[SyntaxError/)
     const loop = await upload('script.json', script('for (;;) {}\nfunction process() { return [] }'))
     expect(loop).toMatchObject({ status: 400, text: expect.stringContaining('script.json: Error compiling JavaScript function: [InternalError: interrupted') })
+    // process() is tried on sample events: one that never finishes is refused
+    const endless = await upload('script.json', script('function process(event) { while (true) {} }'))
+    expect(endless).toEqual({ status: 400, text: 'The enrichment configuration is not valid:\nscript.json: process() did not finish within its limit of 100 ms on a sample page view; enrich would spend that limit on every such event and fail it (does process() loop forever?)\n' })
+    const throws = await upload('script.json', script('function process(event) { throw new Error("not ready") }'))
+    expect(throws).toMatchObject({ status: 400, text: expect.stringContaining('script.json: process() fails on every sample event, so it would fail every event') })
     const closed = createServer()
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
     const port = (closed.address() as AddressInfo).port

@@ -5,7 +5,9 @@
  * an enrichment configured twice — then builds the steps as enrich does at
  * start, with services that are never called: JavaScript is compiled and its
  * top-level code run once under the per-event limits (an endless loop is
- * stopped after `SCRIPT_LIMITS.timeMs`), SQL placeholders are matched with
+ * stopped after `SCRIPT_LIMITS.timeMs`), then its `process()` is tried on
+ * sample events (`javascript-trial.ts`: refused when it does not finish on
+ * one, or fails on every one), SQL placeholders are matched with
  * the inputs, API request templates with theirs, every parameter a module
  * reads is read. What building needs the network for is checked apart: each
  * asset (`uri` + `database`) must answer the shell's bounded probe; the steps
@@ -17,6 +19,8 @@ import type { WebServices } from './http-get'
 import { MODULES } from './index'
 import type { LookupServices } from './lookups'
 import type { BuildContext, EnrichmentModule } from './module'
+import { javascriptScript } from './javascript'
+import { tryScript } from './javascript-trial'
 import { assetLocationProblem, assetsOf, buildEnrichments, readEnrichmentConfigs, type ConfigFile } from './registry'
 
 export interface SetCheckOptions {
@@ -86,9 +90,18 @@ export async function checkEnrichmentSet(files: readonly ConfigFile[], o: SetChe
       )
     }
   }
-  const built = await buildEnrichments(loaded.configs.filter((c) => !withAssets.has(c.source)), CHECK_CONTEXT, modules)
+  const buildable = loaded.configs.filter((c) => !withAssets.has(c.source))
+  const built = await buildEnrichments(buildable, CHECK_CONTEXT, modules)
   for (const p of await Promise.all(assetProblems)) if (p !== undefined) errors.push(p)
   if (!built.ok) errors.push(...built.errors)
+  else {
+    // each script tried on sample events (one step per configuration, in order)
+    for (const [i, c] of buildable.entries()) {
+      if (c.schema.name !== javascriptScript.name) continue
+      const problem = await tryScript(built.enrichments[i]!, c.source)
+      if (problem !== undefined) errors.push(problem)
+    }
+  }
   if (errors.length > 0) return { ok: false, errors }
   return { ok: true, enabled: loaded.configs.map((c) => c.source), disabled: loaded.skipped }
 }

@@ -42,6 +42,9 @@ export interface ScriptLimits {
 
 export const SCRIPT_LIMITS: ScriptLimits = { timeMs: 100, memoryBytes: 32 * 1024 * 1024, stackBytes: 128 * 1024 }
 
+/** How the error of a run stopped at its time limit begins. */
+export const INTERRUPTED = 'InternalError: interrupted:'
+
 /** Nesting limit of the JSON a script returns or sets. */
 const MAX_JSON_DEPTH = 50
 const IDENTIFIER = 'Javascript enrichment'
@@ -271,7 +274,7 @@ class Sandbox {
   private describe(err: QuickJSHandle): string {
     const vm = this.vm
     if (this.interrupted) {
-      return `InternalError: interrupted: the script ran longer than its limit of ${this.limits.timeMs} ms per event in ${this.source}`
+      return `${INTERRUPTED} the script ran longer than its limit of ${this.limits.timeMs} ms per event in ${this.source}`
     }
     let text: string
     let stack = ''

@@ -71,6 +71,34 @@ describe('checking a set of enrichment files', () => {
     expect(r).toEqual({ ok: false, errors: [`loop.json: Error compiling JavaScript function: [InternalError: interrupted: the script ran longer than its limit of ${SCRIPT_LIMITS.timeMs} ms per event in loop.json]`] })
   })
 
+  it('tries process() on sample events: refuses one that does not finish, stopping at the first sample', async () => {
+    const r = await check({ 'endless.json': js('function process(event) { while (true) {} }') })
+    expect(r).toEqual({
+      ok: false,
+      errors: [`endless.json: process() did not finish within its limit of ${SCRIPT_LIMITS.timeMs} ms on a sample page view; enrich would spend that limit on every such event and fail it (does process() loop forever?)`],
+    })
+    // endless on one kind of event only: refused all the same, naming it
+    const some = await check({ 'some.json': js('function process(event) { if (event.getEvent() === "struct") for (;;) {} return null }') })
+    expect(some).toMatchObject({ ok: false, errors: [expect.stringContaining('some.json: process() did not finish within its limit of 100 ms on a sample structured event')] })
+  })
+
+  it('refuses a process() that fails on every sample event, and keeps one that fails on some only', async () => {
+    const r = await check({ 'throws.json': js('function process(event) { return JSON.parse(event.getContexts()).data[0].data.missing.value }') })
+    expect(r).toMatchObject({ ok: false, errors: [expect.stringMatching(/^throws\.json: process\(\) fails on every sample event, so it would fail every event \(return null for events it does not handle\): on a page view: Error during execution of JavaScript function: \[TypeError: .*; on a self-describing event \(link_click\): .*; on a structured event: /)] })
+    const notAList = await check({ 'object.json': js('function process(event) { return { not: "a list" } }') })
+    expect(notAList).toMatchObject({ ok: false, errors: [expect.stringContaining('object.json: process() fails on every sample event')] })
+    // page views only: the other events go through
+    expect(await check({ 'pv.json': js('function process(event) { if (event.getEvent() === "page_view") throw new Error("no page views"); return null }') })).toMatchObject({ ok: true })
+    // what the samples carry: the usual fields, a context, a self-describing event, the headers
+    const reads = js(`function process(event, params, headers) {
+      var ctx = JSON.parse(event.getContexts()).data[0].schema
+      var ue = event.getUnstruct_event() === null ? null : JSON.parse(event.getUnstruct_event()).data.schema
+      if (!event.getApp_id() || !event.getUser_id() || !event.getPage_url() || !event.getEvent_id() || headers.length === 0 || !ctx) throw new Error("missing")
+      return ue === null ? null : [{ schema: "iglu:com.acme/seen/jsonschema/1-0-0", data: { ue: ue } }]
+    }`)
+    expect(await check({ 'reads.json': reads })).toMatchObject({ ok: true })
+  })
+
   it('refuses a script without process, and one that throws at top level', async () => {
     const r = await check({ 'a.json': js('var x = 1'), 'b.json': js('throw new Error("no")\nfunction process() {}') })
     expect(r).toEqual({
