@@ -7,7 +7,7 @@ import { JavaCompilerMissingError } from './dynamodb/launcher'
 import { closeTree, ensurePrivateDir, keepCreatedFilesPrivate, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
 import { licenceBannerLine } from '../core/health/report'
-import { LICENSE_MESSAGE } from '../core/enrich/config'
+import { LICENSE_MESSAGE, noticeText } from '../core/enrich/config'
 import { enrichDeployment, outputPlacementErrors } from '../core/enrich/deploy'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
@@ -119,7 +119,7 @@ export async function startFromCli(): Promise<number> {
     process.stderr.write(placement.map((e) => `floe: ${e}\n`).join(''))
     return 2
   }
-  for (const n of enrich.notices) log(`warning: enrich: ${n.key} has no effect here: ${n.reason}`)
+  for (const n of enrich.notices) log(`warning: enrich: ${noticeText(n)}`)
   const emulatorHost = emulatorHostFor(host)
   if (emulatorHost !== host) log(`FLOE_HOST is ${host}: the gateway (port ${port || 'chosen'}) is reachable from other machines; the emulators listen on ${emulatorHost} only`)
   // Everything this process and its children create is this user's only (the emulators make their

@@ -68,7 +68,12 @@ export interface Outputs<T> {
 export interface SettingNotice {
   readonly key: string
   readonly reason: string
+  /** The warning as a whole, when it names several keys. */
+  readonly text?: string
 }
+
+/** The warning line of a notice. */
+export const noticeText = (n: SettingNotice): string => n.text ?? `${n.key} has no effect here: ${n.reason}`
 
 export interface CommonConfig {
   /** `concurrency.sink`: PutRecords calls in flight per output stream. */
@@ -558,7 +563,8 @@ function partitionKey(r: Reader, path: string): PartitionKey | undefined {
 
 /** The one warning that names every setting of Snowplow enrich that Floe has no use for. */
 function ignoredNotice(keys: readonly string[]): SettingNotice {
-  return { key: keys.join(', '), reason: "settings of Snowplow enrich's own consumer, producer, probes and telemetry, which Floe's enrich has no counterpart for; they are ignored" }
+  const reason = "settings of Snowplow enrich's own consumer, producer, probes and telemetry, which Floe's enrich has no counterpart for"
+  return { key: keys.join(', '), reason, text: `ignored (${reason}): ${keys.join(', ')}` }
 }
 
 /** A Sentry DSN: `http(s)://<public key>@<host>[:port][/path]/<project id>`. */

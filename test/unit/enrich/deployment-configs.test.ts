@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { validateConfig } from '../../../lib/core/enrich/config'
+import { noticeText, validateConfig } from '../../../lib/core/enrich/config'
 import { loadConfig, parseHocon } from '../../../lib/core/enrich/config-file'
 import { enrichDeployment, outputPlacementErrors } from '../../../lib/core/enrich/deploy'
 import { projectRoot } from '../../../lib/local/handlers'
@@ -24,6 +24,7 @@ describe("enrich configurations of Snowplow's own deployments", () => {
     if (!r.ok || r.config.variant !== 'kinesis') throw new Error(JSON.stringify(r))
     const ignored = r.config.notices.filter((n) => n.reason.includes('Floe\'s enrich has no counterpart'))
     expect(ignored).toHaveLength(1)
+    expect(noticeText(ignored[0]!)).toMatch(/^ignored \(settings of Snowplow enrich's own consumer, producer, probes and telemetry, which Floe's enrich has no counterpart for\): blobStorage, cpuParallelismFraction, /)
     expect(ignored[0]!.key.split(', ')).toEqual([...[
       'input.checkpointBackoff', 'input.checkpointThrottledBackoffPolicy', 'input.debounceCheckpoints', 'input.leaseDuration', 'input.maxLeasesToStealAtOneTimeFactor', 'input.workerIdentifier',
       'output.good.byteLimit', 'output.good.collection', 'output.good.logLevel', 'output.good.maxBufferedTime', 'output.good.maxConnections', 'output.good.recordTtl',
