@@ -500,14 +500,16 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
       leaseTableCustomEndpoint: r.string('input.leaseTableCustomEndpoint'),
       metricsCustomEndpoint: r.string('input.metricsCustomEndpoint'),
     }
+    // enrich 5.4's preview of the enrich 6 configuration names the good output `enriched`
+    const goodName = !r.has('output.good') && r.has('output.enriched') ? 'enriched' : 'good'
     const defaults = (name: string): Omit<KinesisOutput, 'streamName'> => {
       // the good output's settings are the defaults of the others
-      const base = name === 'good' ? undefined : good
+      const base = name === goodName ? undefined : good
       const pk = r.has(`output.${name}.partitionKey`) ? partitionKey(r, `output.${name}.partitionKey`) : base?.partitionKey
       return {
         type: 'Kinesis',
         region: r.string(`output.${name}.region`) ?? base?.region,
-        partitionKey: name === 'pii' || name === 'good' ? pk : r.has(`output.${name}.partitionKey`) ? pk : undefined,
+        partitionKey: name === 'pii' || name === goodName ? pk : r.has(`output.${name}.partitionKey`) ? pk : undefined,
         backoffPolicy: {
           minBackoffMs: r.duration(`output.${name}.backoffPolicy.minBackoff`, base?.backoffPolicy.minBackoffMs ?? 100)!,
           maxBackoffMs: r.duration(`output.${name}.backoffPolicy.maxBackoff`, base?.backoffPolicy.maxBackoffMs ?? 10_000)!,
@@ -530,7 +532,7 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
       return { ...defaults(name), streamName: r.string(`output.${name}.streamName`, true) ?? '' }
     }
     if (r.has('input.type')) r.oneOf('input.type', ['Kinesis'] as const, 'Kinesis')
-    const good = out('good', true)
+    const good = out(goodName, true)
     // enrich 6 names the incomplete output `failed`
     const incomplete = !r.has('output.incomplete') && r.has('output.failed') ? out('failed', true) : out('incomplete', true)
     const output = { good: good!, incomplete, bad: out('bad', true)!, pii: out('pii', false) }

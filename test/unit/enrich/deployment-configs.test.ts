@@ -55,6 +55,14 @@ describe("enrich configurations of Snowplow's own deployments", () => {
     expect(ignored[0]!.key).toContain('input.retrievalMode.idleTimeBetweenReads')
   })
 
+  it("enrich 5.4's preview names (output.enriched, output.failed) are the good and incomplete outputs", async () => {
+    const r = validateConfig(await parseHocon(`license.accept = true, input { streamName = raw }, output { enriched { streamName = good, recordLimit = 200, byteLimit = 5242880, partitionKey = user_id }, failed { streamName = incomplete }, bad { streamName = bad } }`), { env: {} })
+    if (!r.ok || r.config.variant !== 'kinesis') throw new Error(JSON.stringify(r))
+    expect(r.config.output.good).toMatchObject({ streamName: 'good', recordLimit: 200, partitionKey: 'user_id' })
+    expect(r.config.output.incomplete).toMatchObject({ streamName: 'incomplete', recordLimit: 200 })
+    expect(r.config.notices.map((n) => n.key)).toEqual(['output.enriched.byteLimit'])
+  })
+
   it('a key enrich does not know is still refused, also inside an ignored block', async () => {
     const parse = async (t: string) => validateConfig(await parseHocon(t), { env: {} })
     expect(await parse(`${minimal}, output.good.byteLimt = 5`)).toEqual({ ok: false, errors: ['output.good.byteLimt: unknown parameter'] })
