@@ -11,7 +11,7 @@ import { KinesisClient } from '@aws-sdk/client-kinesis'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cloudWatchNamespace, type EnrichConfig, type KinesisOutput, type Outputs } from '../core/enrich/config'
+import { cloudWatchNamespace, noticeText, type EnrichConfig, type KinesisOutput, type Outputs } from '../core/enrich/config'
 import { Enricher, type Output, type RecordOutcome } from '../core/enrich/enrich'
 import { F } from '../core/enrich/fields'
 import { emfLine, Metrics, MetricsReporter } from '../core/enrich/metrics'
@@ -125,7 +125,7 @@ export function createRuntime(config: EnrichConfig, opts: RuntimeOptions = {}): 
     statsd,
   })
   const debug = /^debug$/i.test(env.FLOE_LOG_LEVEL ?? '')
-  for (const n of config.notices) log(JSON.stringify({ level: 'WARN', message: `${n.key} has no effect here: ${n.reason}`, key: n.key }))
+  for (const n of config.notices) log(JSON.stringify({ level: 'WARN', message: noticeText(n), key: n.key }))
   const sentry = config.monitoring.sentry
   const errors = sentry
     ? deferredTracker(async () =>

@@ -31,3 +31,20 @@ export function positionals(command: Command, list: readonly string[], min: numb
   const expected = (firstOption < 0 ? words : words.slice(0, firstOption)).join(' ')
   throw usageError(command.usage, `expected ${expected}`)
 }
+
+/** System error codes of a network that cannot be reached (no connection, no DNS, nobody listening, no answer). */
+const NETWORK_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ETIMEDOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNRESET'])
+
+/**
+ * A request that could not reach its service, as one line (undefined for any
+ * other error): `cannot reach <host> (ENOTFOUND): …`.
+ */
+export function networkFailure(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; hostname?: unknown; address?: unknown; port?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const code = typeof e.code === 'string' ? e.code : undefined
+    if (code === undefined || !NETWORK_CODES.has(code)) continue
+    const host = typeof e.hostname === 'string' ? e.hostname : typeof e.address === 'string' ? `${e.address}${typeof e.port === 'number' ? `:${e.port}` : ''}` : undefined
+    return `cannot reach ${host ?? 'the service'} (${code}): check the network connection${code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? ', the region and any AWS_ENDPOINT_URL* setting' : ''}`
+  }
+  return undefined
+}

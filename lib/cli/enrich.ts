@@ -13,7 +13,7 @@ import { plural } from '../core/plural'
 import { AssetCache, configsFromDir, EnrichmentSetupError, setupEnrichments } from '../aws/enrichments'
 import { lookupServices } from '../runtime/lookup-services'
 import { deferredTracker, noErrorTracker, type ErrorTracker } from '../aws/error-tracker'
-import type { FileOutput } from '../core/enrich/config'
+import { noticeText, type FileOutput } from '../core/enrich/config'
 import { loadConfig } from '../core/enrich/config-file'
 import { Enricher } from '../core/enrich/enrich'
 import { Metrics, MetricsReporter } from '../core/enrich/metrics'
@@ -112,7 +112,7 @@ export async function runEnrich(args: readonly string[], run: EnrichRun): Promis
   if (!loaded.ok) throw new UsageError(`invalid configuration ${configPath}:\n  ${loaded.errors.join('\n  ')}`)
   const config = loaded.config
   if (config.variant !== 'file') throw new UsageError(`${configPath}: 'floe enrich' runs the file-based variant (input.type = FileSystem); the Kinesis variant runs as the enrich function of the stack`)
-  for (const n of config.notices) run.out(`warning: ${n.key} has no effect here: ${n.reason}`)
+  for (const n of config.notices) run.out(`warning: ${noticeText(n)}`)
   const sentry = config.monitoring.sentry
   const errors: ErrorTracker = sentry
     ? deferredTracker(async () => (await import('../aws/sentry')).sentryTracker({ dsn: sentry.dsn, tags: sentry.tags, release: `${ENRICH_PROCESSOR.artifact}-${ENRICH_PROCESSOR.version}` }))

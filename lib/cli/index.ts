@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Command } from './command'
-import { UsageError } from './command'
+import { networkFailure, UsageError } from './command'
 
 /**
  * Every command of the `floe` CLI, by the first word of its name, in the
@@ -91,6 +91,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`floe ${found.command.name}: ${err.message}\n`)
+      return 2
+    }
+    const network = networkFailure(err)
+    if (network !== undefined) {
+      process.stderr.write(`floe ${found.command.name}: ${network}\n`)
       return 2
     }
     throw err

@@ -132,7 +132,8 @@ export const recoverCommand: Command = {
     const { Refusal } = await import('../core/search/query-tree')
     const { RecoveryUnavailable } = await import('../core/recover/api')
     const { closeDatabases } = await import('../aws/database')
-    let last = 0
+    // progress only for a run that lasts: a short run prints its summary alone (on stdout)
+    let last = Date.now()
     let result: RecoverResult
     try {
       result = await runRecovery(parsed.value, {
@@ -170,6 +171,8 @@ export const recoverCommand: Command = {
 async function onStack(target: Target, opts: Options): Promise<number> {
   const a = await recoverOnStack(target, opts.body, {
     progress: (b) => {
+      // a done run's totals are the summary printed on stdout next (unless its events are still followed)
+      if (b.state === 'done' && !(((b.outcome as { stillPending?: number } | undefined)?.stillPending ?? 0) > 0)) return
       const r = (b.report ?? undefined) as RecoverReport | undefined
       const o = b.outcome as RecoverResult | undefined
       const state = b.state === 'done' || b.state === 'failed' || b.state === 'interrupted' ? b.state : b.state === 'running' ? 'running' : 'queued'

@@ -12,7 +12,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { makeClients } from '../aws/clients'
 import { locationFromOutputs } from '../infra/outputs'
 import { localNames, type ResourceNames } from '../infra/resources'
-import { UsageError } from './command'
+import { networkFailure, UsageError } from './command'
 import type { TargetOptions } from './target-options'
 import { existsSync, readFileSync } from 'node:fs'
 import { STORED_AS_IS, type SecretSeal } from '../core/secrets-at-rest'
@@ -91,6 +91,8 @@ function describeFailure(err: unknown, stack: string): UsageError | undefined {
   if (name === 'CredentialsProviderError' || /Could not load credentials/.test(message)) {
     return new UsageError(`no AWS credentials for stack '${stack}': ${message} (configure credentials, or pass --profile)`)
   }
+  const network = networkFailure(err)
+  if (network !== undefined) return new UsageError(`stack '${stack}': ${network}`)
   if (/Region is missing|Region not accepted/i.test(message)) return new UsageError(`no AWS region for stack '${stack}': pass --region or set AWS_REGION`)
   if (name === 'AccessDenied' || name === 'AccessDeniedException' || /not authorized to perform/.test(message)) {
     return new UsageError(`access denied (stack '${stack}'): ${message}`)

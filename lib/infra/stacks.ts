@@ -26,7 +26,7 @@ import { FloeFunction, functionLogGroupName, type DataResources } from './functi
 import { API_ACCESS_LOG } from './log-groups'
 import { API_STAGE, COLLECTOR_ROUTE, FloeMonitoring } from './monitoring'
 import { settingsOrThrow, type DeploySettings } from './settings'
-import { enrichDeployment } from '../core/enrich/deploy'
+import { enrichDeployment, outputPlacementErrors } from '../core/enrich/deploy'
 import { LICENSE_MESSAGE } from '../core/enrich/config'
 import { ENRICH_OFF_ENV, ENRICH_TRIGGER_ENV, type EnrichTrigger } from '../core/health/report'
 import { acknowledge, acknowledgeGrantWildcards } from './nag'
@@ -397,6 +397,11 @@ export class FloeAppStack extends Stack {
         acknowledge(copier, 'AwsSolutions-L1', "CDK's bucket deployment function: CDK chooses its runtime")
         acknowledgeGrantWildcards(copier)
       }
+    }
+    // Enrich's outputs are this deployment's streams: a region or endpoint elsewhere is refused here.
+    if (fns.enrich) {
+      const errors = outputPlacementErrors(enrichDeployment().outputPlacement, { local: false, region: Token.isUnresolved(this.region) ? undefined : this.region })
+      if (errors.length > 0) throw new Error(`Enrich configuration:\n  ${errors.join('\n  ')}`)
     }
     // Alarms to one SNS topic, and the dashboard.
     this.monitoring = new FloeMonitoring(this, 'Monitoring', { settings, functions: fns, data: props.data, api: this.api, enrichNamespace: fns.enrich ? enrichDeployment().metricsNamespace : undefined })

@@ -7,7 +7,8 @@ import { JavaCompilerMissingError } from './dynamodb/launcher'
 import { closeTree, ensurePrivateDir, keepCreatedFilesPrivate, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
 import { licenceBannerLine } from '../core/health/report'
-import { LICENSE_MESSAGE } from '../core/enrich/config'
+import { LICENSE_MESSAGE, noticeText } from '../core/enrich/config'
+import { enrichDeployment, outputPlacementErrors } from '../core/enrich/deploy'
 import { makeClients } from '../aws/clients'
 import { seedTrackingDesign } from '../aws/tracking-design-seed'
 import { passwordProblem, usernameProblem } from '../core/auth/basic'
@@ -105,6 +106,20 @@ export async function startFromCli(): Promise<number> {
     return 2
   }
   const log = (line: string) => process.stdout.write(`${timestamp()} ${line}\n`)
+  // Enrich's configuration: refused here, with its reasons, when it cannot work on this stack.
+  let enrich
+  try {
+    enrich = enrichDeployment(process.env)
+  } catch (err) {
+    process.stderr.write(`floe: ${(err as Error).message.split('\n').join('\nfloe: ')}\n`)
+    return 2
+  }
+  const placement = outputPlacementErrors(enrich.outputPlacement, { local: true })
+  if (placement.length > 0) {
+    process.stderr.write(placement.map((e) => `floe: ${e}\n`).join(''))
+    return 2
+  }
+  for (const n of enrich.notices) log(`warning: enrich: ${noticeText(n)}`)
   const emulatorHost = emulatorHostFor(host)
   if (emulatorHost !== host) log(`FLOE_HOST is ${host}: the gateway (port ${port || 'chosen'}) is reachable from other machines; the emulators listen on ${emulatorHost} only`)
   // Everything this process and its children create is this user's only (the emulators make their

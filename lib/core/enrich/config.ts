@@ -4,9 +4,10 @@
  * defaults. Other variants' parameters are recognised and refused. Unknown
  * keys and wrong types are errors naming the key.
  */
-import { DEFAULT_FIELD_LIMITS, isFieldName } from './fields'
+import { DEFAULT_FIELD_LIMITS, isFieldName, type FieldName } from './fields'
 import { WEBHOOKS } from './adapters'
 import { schemaOverrides } from './adapters/schemas'
+import { splitUnread } from './config/enrich-keys'
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 
@@ -17,7 +18,8 @@ export interface Backoff {
 }
 
 export const PARTITION_KEYS = ['event_id', 'event_fingerprint', 'domain_userid', 'network_userid', 'user_ipaddress', 'domain_sessionid', 'user_fingerprint'] as const
-export type PartitionKey = (typeof PARTITION_KEYS)[number]
+/** One of `PARTITION_KEYS` (enrich 3 to 5), or any other atomic field (enrich 6 takes any). */
+export type PartitionKey = FieldName
 
 export interface KinesisInput {
   readonly type: 'Kinesis'
@@ -66,7 +68,12 @@ export interface Outputs<T> {
 export interface SettingNotice {
   readonly key: string
   readonly reason: string
+  /** The warning as a whole, when it names several keys. */
+  readonly text?: string
 }
+
+/** The warning line of a notice. */
+export const noticeText = (n: SettingNotice): string => n.text ?? `${n.key} has no effect here: ${n.reason}`
 
 export interface CommonConfig {
   /** `concurrency.sink`: PutRecords calls in flight per output stream. */
@@ -378,7 +385,6 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     for (const o of ['good', 'incomplete', 'bad', 'pii']) for (const k of v.outputKeys) if (r.has(`output.${o}.${k}`)) r.errors.push(unsupported(v.name, `output.${o}.${k}`))
     if (v.name === 'lookup-queue' && r.has('input.topic')) r.errors.push(unsupported(v.name, 'input.topic'))
   }
-  if (r.has('blobStorage')) r.errors.push(unsupported('partitioned-log', 'blobStorage'))
   if (r.errors.length > 0) return { ok: false, errors: r.errors }
 
   // Common parameters.
@@ -415,7 +421,12 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
   }
   const cloudwatch = r.bool('monitoring.metrics.cloudwatch', true)
   const telemetry = { disable: r.bool('telemetry.disable', false), userProvidedId: r.string('telemetry.userProvidedId') }
-  const featureFlags = { acceptInvalid: r.bool('featureFlags.acceptInvalid', false), legacyEnrichmentOrder: r.bool('featureFlags.legacyEnrichmentOrder', false), exitOnJsCompileError: r.bool('featureFlags.exitOnJsCompileError', true) }
+  // enrich 6 moved these under `validation`; the older place wins when both are given
+  const featureFlags = {
+    acceptInvalid: r.bool('featureFlags.acceptInvalid', r.bool('validation.acceptInvalid', false)),
+    legacyEnrichmentOrder: r.bool('featureFlags.legacyEnrichmentOrder', false),
+    exitOnJsCompileError: r.bool('featureFlags.exitOnJsCompileError', r.bool('validation.exitOnJsCompileError', true)),
+  }
   const limitsDoc = r.take('validation.atomicFieldsLimits')
   const atomicFieldsLimits: Record<string, number> = {}
   if (limitsDoc !== undefined) {
@@ -431,7 +442,7 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
       }
     }
   }
-  const maxJsonDepth = r.int('maxJsonDepth', 50, 1, 10_000)
+  const maxJsonDepth = r.int('maxJsonDepth', r.int('validation.maxJsonDepth', 50, 1, 10_000), 1, 10_000)
   const remoteAdapters = readRemoteAdapters(r)
   const overrides = schemaOverrides(r.take('adaptersSchemas'))
   if (!overrides.ok) r.errors.push(...overrides.errors)
@@ -489,14 +500,16 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
       leaseTableCustomEndpoint: r.string('input.leaseTableCustomEndpoint'),
       metricsCustomEndpoint: r.string('input.metricsCustomEndpoint'),
     }
+    // enrich 5.4's preview of the enrich 6 configuration names the good output `enriched`
+    const goodName = !r.has('output.good') && r.has('output.enriched') ? 'enriched' : 'good'
     const defaults = (name: string): Omit<KinesisOutput, 'streamName'> => {
       // the good output's settings are the defaults of the others
-      const base = name === 'good' ? undefined : good
-      const pk = r.has(`output.${name}.partitionKey`) ? r.oneOf(`output.${name}.partitionKey`, PARTITION_KEYS, 'event_id') : base?.partitionKey
+      const base = name === goodName ? undefined : good
+      const pk = r.has(`output.${name}.partitionKey`) ? partitionKey(r, `output.${name}.partitionKey`) : base?.partitionKey
       return {
         type: 'Kinesis',
         region: r.string(`output.${name}.region`) ?? base?.region,
-        partitionKey: name === 'pii' || name === 'good' ? pk : r.has(`output.${name}.partitionKey`) ? pk : undefined,
+        partitionKey: name === 'pii' || name === goodName ? pk : r.has(`output.${name}.partitionKey`) ? pk : undefined,
         backoffPolicy: {
           minBackoffMs: r.duration(`output.${name}.backoffPolicy.minBackoff`, base?.backoffPolicy.minBackoffMs ?? 100)!,
           maxBackoffMs: r.duration(`output.${name}.backoffPolicy.maxBackoff`, base?.backoffPolicy.maxBackoffMs ?? 10_000)!,
@@ -519,8 +532,10 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
       return { ...defaults(name), streamName: r.string(`output.${name}.streamName`, true) ?? '' }
     }
     if (r.has('input.type')) r.oneOf('input.type', ['Kinesis'] as const, 'Kinesis')
-    const good = out('good', true)
-    const output = { good: good!, incomplete: out('incomplete', true), bad: out('bad', true)!, pii: out('pii', false) }
+    const good = out(goodName, true)
+    // enrich 6 names the incomplete output `failed`
+    const incomplete = !r.has('output.incomplete') && r.has('output.failed') ? out('failed', true) : out('incomplete', true)
+    const output = { good: good!, incomplete, bad: out('bad', true)!, pii: out('pii', false) }
     const notices = Object.entries(KINESIS_INPUT_NOTICES)
       .filter(([key]) => r.has(key))
       .map(([key, reason]) => ({ key, reason }))
@@ -533,9 +548,25 @@ export function validateConfig(doc: unknown, opts: ValidateOptions = {}): Config
     .filter((key) => r.has(key))
     .map((key) => ({ key, reason: 'Floe sends no telemetry, so there is nothing to disable or to identify' }))
   if (telemetryNotices.length > 0) result = { ...result, notices: [...result.notices, ...telemetryNotices] }
-  for (const k of r.unknown()) r.errors.push(`${k}: unknown parameter`)
+  const unread = splitUnread(doc, r.unknown())
+  for (const k of unread.unknown) r.errors.push(`${k}: unknown parameter`)
+  if (unread.ignored.length > 0) result = { ...result, notices: [...result.notices, ignoredNotice(unread.ignored)] }
   if (r.errors.length > 0) return { ok: false, errors: r.errors }
   return { ok: true, config: result }
+}
+
+function partitionKey(r: Reader, path: string): PartitionKey | undefined {
+  const v = r.string(path)
+  if (v === undefined) return undefined
+  if (isFieldName(v)) return v
+  r.errors.push(`${path}: must be an atomic field such as ${PARTITION_KEYS.join(', ')}, got ${JSON.stringify(v)}`)
+  return undefined
+}
+
+/** The one warning that names every setting of Snowplow enrich that Floe has no use for. */
+function ignoredNotice(keys: readonly string[]): SettingNotice {
+  const reason = "settings of Snowplow enrich's own consumer, producer, probes and telemetry, which Floe's enrich has no counterpart for"
+  return { key: keys.join(', '), reason, text: `ignored (${reason}): ${keys.join(', ')}` }
 }
 
 /** A Sentry DSN: `http(s)://<public key>@<host>[:port][/path]/<project id>`. */

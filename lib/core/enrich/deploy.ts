@@ -5,7 +5,7 @@
  * position (with its timestamp) and retrieval mode (polling, or an enhanced
  * fan-out consumer), and the resolved document handed to the function.
  */
-import { cloudWatchNamespace, licenceSource, LICENSE_MESSAGE, validateConfig } from './config'
+import { cloudWatchNamespace, licenceSource, LICENSE_MESSAGE, validateConfig, type EnrichConfig, type SettingNotice } from './config'
 import { CONFIG_ENV, CONFIG_JSON_ENV, readConfigDocumentSync } from './config-file'
 
 export interface EnrichDeployment {
@@ -24,6 +24,44 @@ export interface EnrichDeployment {
   readonly disabledReason?: string
   /** Who accepted the licence in the deployment: its configuration, the environment, or nobody yet. */
   readonly licenceSource: 'configuration' | 'environment' | 'none'
+  /** Settings given that have no effect here (warned about at start). */
+  readonly notices: readonly SettingNotice[]
+  /** `output.<name>.region` and `.customEndpoint` as given: where the outputs would be written instead of this deployment's streams. */
+  readonly outputPlacement: readonly OutputPlacement[]
+}
+
+export interface OutputPlacement {
+  readonly key: string
+  readonly value: string
+}
+
+/** The outputs' `region` and `customEndpoint` settings present in the document. */
+export function outputPlacement(doc: unknown, c: EnrichConfig): OutputPlacement[] {
+  if (c.variant !== 'kinesis') return []
+  const out: OutputPlacement[] = []
+  const output = (doc as { output?: Record<string, Record<string, unknown> | undefined> }).output ?? {}
+  for (const [name, o] of Object.entries(output)) {
+    for (const k of ['region', 'customEndpoint'] as const) if (o && typeof o[k] === 'string') out.push({ key: `output.${name}.${k}`, value: o[k] as string })
+  }
+  return out
+}
+
+/**
+ * Refuses outputs placed where this deployment cannot write: on the local
+ * stack any region or endpoint (enrich would write to real AWS, without
+ * credentials, while the local streams get nothing); on AWS a region other
+ * than the deployment's, or any custom endpoint (the function is granted
+ * this deployment's streams only).
+ */
+export function outputPlacementErrors(placement: readonly OutputPlacement[], target: { readonly local: true } | { readonly local: false; readonly region?: string }): string[] {
+  return placement.flatMap(({ key, value }) => {
+    const shown = `${key} = ${JSON.stringify(value)}`
+    if (target.local) return [`${shown}: the local stack writes to its own streams; remove region and customEndpoint from the outputs of the enrich configuration, or deploy to AWS`]
+    if (key.endsWith('.customEndpoint')) return [`${shown}: enrich writes to this deployment's streams through the region's Kinesis endpoint, the only one it is granted; remove customEndpoint from the outputs of the enrich configuration`]
+    if (target.region === undefined) return [`${shown}: the deployment's region is not known at synthesis; configure a region (AWS_REGION or the profile's), or remove region from the outputs of the enrich configuration`]
+    if (value !== target.region) return [`${shown}: enrich writes to this deployment's streams, in ${target.region}; a stream in another region is neither declared nor granted; remove region from the outputs of the enrich configuration or set it to ${target.region}`]
+    return []
+  })
 }
 
 let cache: { key: string; value: EnrichDeployment } | undefined
@@ -57,6 +95,8 @@ export function enrichDeployment(env: NodeJS.ProcessEnv = process.env): EnrichDe
     metricsNamespace: cloudWatchNamespace(c),
     ...(at !== undefined ? { startingPositionTimestamp: at / 1000 } : {}),
     enhancedFanOut: c.input.retrievalMode.type === 'FanOut',
+    notices: c.notices,
+    outputPlacement: outputPlacement(d.doc, c),
   }
   cache = { key, value }
   return value

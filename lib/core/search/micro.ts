@@ -45,7 +45,8 @@ export const MICRO_STATE_CHANGING_GETS = ['/micro/reset'] as const
 /** Reads whose answer can hold every stored event (no `limit`): refused when a browser sends them from another site. */
 export const MICRO_COSTLY_READS = ['/micro/good', '/micro/bad'] as const
 
-export const MICRO_ROUTES = ['/micro/all', '/micro/good', '/micro/bad', '/micro/reset', '/micro/events', '/micro/columns', '/micro/columnStats', '/micro/timeline', '/micro/iglu/{vendor}/{name}/jsonschema/{version}'] as const
+/** The endpoints Micro 4.5 lists when a path is unknown, in its order (its UI, `/micro/ui`, included). */
+const MICRO_SUPPORTED_ENDPOINTS = ['/micro/all', '/micro/good', '/micro/bad', '/micro/events', '/micro/reset', '/micro/columns', '/micro/columnStats', '/micro/timeline', '/micro/iglu', '/micro/ui'] as const
 
 /** Most events `/micro/events` returns per page (Micro's limit with storage). */
 export const MAX_PAGE_SIZE = 100
@@ -465,7 +466,9 @@ async function timeline(db: SearchDb, body: Record<string, unknown>) {
   return { points: buckets.map((b, i) => ({ validEvents: Number(byIndex.get(i)?.valid ?? 0), failedEvents: Number(byIndex.get(i)?.failed ?? 0), bucket: b })) }
 }
 
-const notFound = () => message(404, `Path for micro has to be one of: ${MICRO_ROUTES.join(' ')}`)
+/** Micro 4.5's answer to any other `/micro/…` path (a JSON string), word for word. */
+export const MICRO_NOT_FOUND = `Supported endpoints: ${MICRO_SUPPORTED_ENDPOINTS.join(', ')}`
+const notFound = () => message(404, MICRO_NOT_FOUND)
 const methods = (req: MicroRequest, allowed: readonly string[]) => (allowed.includes(req.method) ? undefined : textAnswer(405, `${req.path} accepts ${allowed.join(', ')}`, { allow: allowed.join(', ') }))
 
 /** The whole text of an answer (a streamed one read to its end): for callers that want it in memory. */

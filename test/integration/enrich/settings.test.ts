@@ -215,6 +215,23 @@ describe('input settings a Lambda trigger has no use for', () => {
     expect(warnings).toEqual([{ level: 'WARN', key, message: `${key} has no effect here: ${KINESIS_INPUT_NOTICES[key]}` }])
   })
 
+  it("keys of Snowplow enrich's own configurations that Floe has no use for: one warning in the enrich log, naming them all", () => {
+    const lines: string[] = []
+    createRuntime(config({ input: { checkpointBackoff: { minBackoff: '100 millis' }, leaseDuration: '10 seconds' }, output: { good: { byteLimit: 5242880 } }, cpuParallelismFraction: 1 }, names), {
+      kinesis: testClients().kinesis,
+      resolver,
+      log: (l) => lines.push(l),
+    })
+    const warnings = lines.map((l) => JSON.parse(l) as { level: string; key: string; message: string }).filter((l) => l.level === 'WARN')
+    expect(warnings).toEqual([
+      {
+        level: 'WARN',
+        key: 'cpuParallelismFraction, input.checkpointBackoff, input.leaseDuration, output.good.byteLimit',
+        message: "ignored (settings of Snowplow enrich's own consumer, producer, probes and telemetry, which Floe's enrich has no counterpart for): cpuParallelismFraction, input.checkpointBackoff, input.leaseDuration, output.good.byteLimit",
+      },
+    ])
+  })
+
   it('no warning when none of them is set', () => {
     const lines: string[] = []
     createRuntime(config({}, names), { kinesis: testClients().kinesis, resolver, log: (l) => lines.push(l) })

@@ -90,6 +90,11 @@ describe('the report of a replay', () => {
     const preview = await recoverCli(['--query', 'report-one', '--dry-run', '--json'])
     expect(preview.code, preview.stderr).toBe(0)
     expect(JSON.parse(preview.stdout)).toMatchObject({ dryRun: true, selected: 5, wouldBeGood: 3, stillFailing: 2 })
+    // the summary once, on stdout
+    const text = await recoverCli(['--query', 'report-one', '--dry-run'])
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout.match(/5 selected/g)).toHaveLength(1)
+    expect(text.stderr).not.toMatch(/selected/)
 
     const run = await recoverCli(['--query', 'report-one', '--json'])
     expect(run.code, run.stderr).toBe(0)

@@ -121,6 +121,18 @@ describe('floe recover --stack', () => {
     expect(r.stderr).toContain(`floe recover: run ${RUN} failed: share 1 failed 3 times and was moved to the dead-letter queue: timeout`)
   })
 
+  it('prints the summary of a queued run once, on stdout', async () => {
+    answers = [
+      { status: 202, body: { runId: RUN, selected: 7, status: `/control-plane/recover/${RUN}`, message: 'queued' } },
+      { status: 200, body: { runId: RUN, state: 'done', report: { ...report({ selected: 7, fixed: 7, wouldBeGood: 7, replayed: 7 }), shares: 1 } } },
+    ]
+    const r = await floe(['recover', '--failure-type', 'schema_violations', ...onStack])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.match(/7 selected/g)).toHaveLength(1)
+    expect(r.stderr).not.toMatch(/7 selected/)
+    expect(r.stderr).toBe(`recover: run ${RUN} queued\n`)
+  })
+
   it('follows a queued run through its record until it is done', async () => {
     const old = { ...process.env }
     Object.assign(process.env, env)

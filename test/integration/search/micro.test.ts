@@ -179,7 +179,9 @@ describe('/micro', () => {
     expect(other.status).toBe(404)
     // a JSON string, as Micro answers
     expect(other.headers['content-type']).toBe('application/json')
-    expect(other.json()).toBe('Path for micro has to be one of: /micro/all /micro/good /micro/bad /micro/reset /micro/events /micro/columns /micro/columnStats /micro/timeline /micro/iglu/{vendor}/{name}/jsonschema/{version}')
+    // Micro 4.5.2's text, word for word
+    expect(other.json()).toBe('Supported endpoints: /micro/all, /micro/good, /micro/bad, /micro/events, /micro/reset, /micro/columns, /micro/columnStats, /micro/timeline, /micro/iglu, /micro/ui')
+    expect((await call('POST', '/micro/nothing/here')).json()).toBe(other.json())
   })
 
   it('/micro/reset empties the store', async () => {

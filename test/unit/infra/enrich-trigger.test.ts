@@ -78,3 +78,11 @@ describe('enrich stream trigger from the configuration', () => {
     expect(mapping.Properties.StartingPosition).toBe('TRIM_HORIZON')
   })
 })
+
+describe('enrich outputs on AWS', () => {
+  it('an output region the synthesis cannot check against the deployment region is refused, naming the key', () => {
+    const file = join(dir, 'output-region.hocon')
+    writeFileSync(file, `{ license { accept = true }, input { streamName = "raw" }, output { good { streamName = "good", region = "eu-central-1" }, incomplete { streamName = "incomplete" }, bad { streamName = "bad" } } }`)
+    expect(() => synth(file)).toThrow(/output\.good\.region = "eu-central-1": the deployment's region is not known at synthesis/)
+  })
+})
