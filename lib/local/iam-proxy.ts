@@ -1,0 +1,276 @@
+/**
+ * An HTTP proxy in front of an emulator (DynamoDB Local, kinesalite, s3rver,
+ * an SQS or Data API server) that authorizes every AWS API call as IAM
+ * would before the emulator sees it. The caller is the access key of the
+ * request's SigV4 signature, mapped to an identity (a function and its
+ * role's policies); the request is classified into the IAM checks AWS makes
+ * for it; each check is put to the `authorize` port. Only when every check
+ * is allowed is the request forwarded, unchanged (its body streamed when
+ * the classification does not read it); otherwise the caller gets the
+ * answer AWS gives (`AccessDeniedException`, or S3's `AccessDenied`), and
+ * an unknown key is refused as AWS refuses one. A request that cannot be
+ * classified is refused too. Every check is recorded as a call.
+ */
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { classify, needsBody, signatureScope, type AwsHttpRequest, type CheckContext } from '../core/rehearse/requests'
+import { deniedMessage, refusal, type ErrorAnswer } from './iam-proxy-errors'
+import { resignedAuthorization, type Credentials } from './sigv4-resign'
+
+/** Who signs with an access key: a function (by its logical ID) with its role's policies. */
+export interface ProxyIdentity<P = unknown> {
+  readonly name: string
+  readonly policies: P
+  /** The role's name, for the principal ARN in messages and condition keys (the function's name when omitted). */
+  readonly roleName?: string
+}
+
+export interface AuthorizeRequest {
+  readonly action: string
+  readonly resource: string
+  readonly context: CheckContext
+}
+
+export interface Decision {
+  readonly decision: 'allowed' | 'explicit-deny' | 'implicit-deny'
+}
+
+/** The evaluator: IAM's decision for one check of an identity. */
+export type Authorize<P = unknown> = (identity: ProxyIdentity<P>, request: AuthorizeRequest) => Decision | Promise<Decision>
+
+/** One authorization made, as the rehearsal reports it. */
+export interface ProxyCall {
+  readonly function: string
+  readonly action: string
+  readonly resource: string
+  readonly allowed: boolean
+  readonly service: string
+  readonly operation?: string
+  readonly decision: Decision['decision'] | 'unclassified'
+  /** Why a request could not be classified. */
+  readonly reason?: string
+}
+
+export interface IamProxyOptions<P = unknown> {
+  /** The emulator's base URL, e.g. `http://127.0.0.1:8000`. */
+  readonly target: string
+  readonly identities: ReadonlyMap<string, ProxyIdentity<P>>
+  readonly authorize: Authorize<P>
+  /** The account of the principals and of resources named without one. */
+  readonly account: string
+  /** The region when a signature names none. */
+  readonly region?: string
+  readonly host?: string
+  readonly port?: number
+  /** `aws:SecureTransport`: true by default, as SDK calls reach AWS over TLS. */
+  readonly secureTransport?: boolean
+  /** Sign forwarded requests again with this key pair, for an emulator that checks signatures (s3rver). */
+  readonly upstreamCredentials?: Credentials
+  /** Called for every check, as it is decided. */
+  readonly onCall?: (call: ProxyCall) => void
+  /** The largest body read for classification (default 32 MiB); larger ones are refused with 413. */
+  readonly maxBody?: number
+}
+
+export interface IamProxy {
+  readonly url: string
+  /** Every check made, in order. */
+  readonly calls: readonly ProxyCall[]
+  close(): Promise<void>
+}
+
+/** How many shard iterators are remembered (each poll issues a new one; AWS expires them after five minutes). */
+const ITERATORS_KEPT = 10_000
+
+class TooLarge extends Error {}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size > max) {
+        req.destroy()
+        reject(new TooLarge())
+        return
+      }
+      parts.push(c)
+    })
+    req.on('end', () => resolve(Buffer.concat(parts)))
+    req.on('error', reject)
+  })
+}
+
+function answer(res: ServerResponse, a: ErrorAnswer): void {
+  res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(a.body) })
+  res.end(a.body)
+}
+
+function flatHeaders(h: IncomingHttpHeaders): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {}
+  for (const [k, v] of Object.entries(h)) out[k] = Array.isArray(v) ? v.join(',') : v
+  return out
+}
+
+/** Starts the proxy; resolves once it listens. */
+export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy> {
+  const target = new URL(o.target)
+  const agent = new Agent({ keepAlive: true })
+  const calls: ProxyCall[] = []
+  const iterators = new Map<string, string>()
+  const maxBody = o.maxBody ?? 32 * 1024 * 1024
+  const secure = o.secureTransport ?? true
+
+  const record = (call: ProxyCall) => {
+    calls.push(call)
+    o.onCall?.(call)
+  }
+
+  const remember = (iterator: unknown, stream: string) => {
+    if (typeof iterator !== 'string') return
+    iterators.set(iterator, stream)
+    if (iterators.size > ITERATORS_KEPT) iterators.delete(iterators.keys().next().value!)
+  }
+
+  /** Forwards the request (after every check allowed it) and relays the answer. */
+  const forward = (req: IncomingMessage, res: ServerResponse, parsed: AwsHttpRequest, body: Buffer | undefined, watch?: (json: Record<string, unknown>) => void) => {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers }
+    if (o.upstreamCredentials) {
+      const auth = resignedAuthorization({ ...parsed, headers, ...(body ? { body } : {}) }, o.upstreamCredentials)
+      if (auth) headers['authorization'] = auth
+    }
+    const up = httpRequest({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (upRes) => {
+      if (!watch || upRes.statusCode !== 200) {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+        upRes.pipe(res)
+        return
+      }
+      // A shard iterator's answer: read it to learn which stream each new iterator belongs to.
+      const parts: Buffer[] = []
+      upRes.on('data', (c: Buffer) => parts.push(c))
+      upRes.on('end', () => {
+        const text = Buffer.concat(parts)
+        try {
+          watch(JSON.parse(text.toString('utf8')) as Record<string, unknown>)
+        } catch {
+          // Not JSON (compressed, or an emulator's own answer): the iterators stay unknown and a later GetRecords is refused as unclassified.
+        }
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+        res.end(text)
+      })
+      upRes.on('error', () => res.destroy())
+    })
+    up.on('error', (e) => {
+      if (res.headersSent) res.destroy()
+      else {
+        res.writeHead(502, { 'content-type': 'text/plain' })
+        res.end(`upstream ${o.target}: ${e.message}`)
+      }
+    })
+    if (body) up.end(body)
+    else req.pipe(up)
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q < 0 ? url : url.slice(0, q)
+    const query = q < 0 ? '' : url.slice(q + 1)
+    const headers = flatHeaders(req.headers)
+    const method = req.method ?? 'GET'
+    const scope = signatureScope(headers, query)
+    if (!scope) {
+      // Which service an unsigned request meant is unknown: S3 is the one that takes unsigned requests.
+      const service = headers['x-amz-target'] ? (headers['x-amz-target'].startsWith('Kinesis') ? 'kinesis' : 'dynamodb') : 's3'
+      req.resume()
+      answer(res, refusal(service, method, 'unsigned', 'Request is missing Authentication Token'))
+      return
+    }
+    const identity = o.identities.get(scope.accessKeyId)
+    if (!identity) {
+      req.resume()
+      const message = scope.service === 's3' ? 'The AWS Access Key Id you provided does not exist in our records.' : 'The security token included in the request is invalid.'
+      answer(res, refusal(scope.service, method, 'unknown-key', message))
+      return
+    }
+    let body: Buffer | undefined
+    if (needsBody(scope.service, method, query)) {
+      try {
+        body = await readBody(req, maxBody)
+      } catch (e) {
+        if (e instanceof TooLarge) {
+          res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+          res.end('request body too large to authorize')
+        } else res.destroy()
+        return
+      }
+    }
+    const parsed: AwsHttpRequest = { method, host: headers['host'] ?? '', path, query, headers, body: body ?? new Uint8Array(), secure }
+    const region = scope.region || o.region || 'us-east-1'
+    const role = identity.roleName ?? identity.name
+    const principal = `arn:aws:sts::${o.account}:assumed-role/${role}/${identity.name}`
+    const principalContext: CheckContext = {
+      'aws:PrincipalArn': `arn:aws:iam::${o.account}:role/${role}`,
+      'aws:PrincipalAccount': o.account,
+      'aws:PrincipalType': 'AssumedRole',
+      'aws:userid': `${role}:${identity.name}`,
+    }
+    const c = classify(parsed, { region, service: scope.service }, { account: o.account, region, iteratorStream: (it) => iterators.get(it) })
+    if (c.kind === 'unclassified') {
+      const action = `${scope.service}:${c.operation ?? '?'}`
+      record({ function: identity.name, action, resource: '?', allowed: false, service: c.service, ...(c.operation ? { operation: c.operation } : {}), decision: 'unclassified', reason: c.reason })
+      req.resume()
+      answer(res, refusal(scope.service, method, 'access-denied', `User: ${principal} is not authorized to perform: ${action}: the request could not be classified (${c.reason})`))
+      return
+    }
+    for (const check of c.checks) {
+      let d: Decision
+      try {
+        d = await o.authorize(identity, { action: check.action, resource: check.resource, context: { ...principalContext, ...check.context } })
+      } catch (e) {
+        // No decision is a denial: nothing is forwarded unauthorized.
+        record({ function: identity.name, action: check.action, resource: check.resource, allowed: false, service: c.service, operation: c.operation, decision: 'implicit-deny', reason: `the evaluator failed: ${(e as Error).message}` })
+        req.resume()
+        answer(res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, false)))
+        return
+      }
+      const allowed = d.decision === 'allowed'
+      record({ function: identity.name, action: check.action, resource: check.resource, allowed, service: c.service, operation: c.operation, decision: d.decision })
+      if (!allowed) {
+        req.resume()
+        answer(res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, d.decision === 'explicit-deny')))
+        return
+      }
+    }
+    const stream = c.checks[0]?.resource
+    const watch =
+      stream && (c.operation === 'GetShardIterator' || c.operation === 'GetRecords') && (scope.service === 'kinesis' || scope.service === 'dynamodb')
+        ? (json: Record<string, unknown>) => remember(json['ShardIterator'] ?? json['NextShardIterator'], stream)
+        : undefined
+    forward(req, res, parsed, body, watch)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) answer(res, { status: 500, headers: { 'content-type': 'text/plain' }, body: 'authorizing proxy failed' })
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve())
+  })
+  const { address, port } = server.address() as AddressInfo
+  const host = address.includes(':') ? `[${address}]` : address
+  return {
+    url: `http://${host}:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
