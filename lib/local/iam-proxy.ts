@@ -23,6 +23,8 @@ export interface ProxyIdentity<P = unknown> {
   readonly policies: P
   /** The role's name, for the principal ARN in messages and condition keys (the function's name when omitted). */
   readonly roleName?: string
+  /** When set, the request must carry this `X-Amz-Security-Token` (temporary credentials, as a function's role gives). */
+  readonly sessionToken?: string
 }
 
 export interface AuthorizeRequest {
@@ -187,7 +189,8 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
       answer(res, refusal(service, method, 'unsigned', 'Request is missing Authentication Token'))
       return
     }
-    const identity = o.identities.get(scope.accessKeyId)
+    const known = o.identities.get(scope.accessKeyId)
+    const identity = known && (known.sessionToken === undefined || known.sessionToken === scope.sessionToken) ? known : undefined
     if (!identity) {
       req.resume()
       const message = scope.service === 's3' ? 'The AWS Access Key Id you provided does not exist in our records.' : 'The security token included in the request is invalid.'
