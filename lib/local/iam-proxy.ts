@@ -9,10 +9,13 @@
  * the classification does not read it); otherwise the caller gets the
  * answer AWS gives (`AccessDeniedException`, or S3's `AccessDenied`), and
  * an unknown key is refused as AWS refuses one. A request that cannot be
- * classified is refused too. Every check is recorded as a call.
+ * classified is refused too. Every check is recorded as a call. It speaks
+ * HTTP/1.1 and cleartext HTTP/2 (what the Kinesis client uses by default) on
+ * one port, and HTTP/1.1 to the emulator.
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2'
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net'
 import { classify, needsBody, signatureScope, type AwsHttpRequest, type CheckContext } from '../core/rehearse/requests'
 import { deniedMessage, refusal, type ErrorAnswer } from './iam-proxy-errors'
 import { resignedAuthorization, type Credentials } from './sigv4-resign'
@@ -84,16 +87,19 @@ export interface IamProxy {
 /** How many shard iterators are remembered (each poll issues a new one; AWS expires them after five minutes). */
 const ITERATORS_KEPT = 10_000
 
+type Req = IncomingMessage | Http2ServerRequest
+type Res = ServerResponse | Http2ServerResponse
+
 class TooLarge extends Error {}
 
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+function readBody(req: Req, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     let size = 0
     req.on('data', (c: Buffer) => {
       size += c.length
       if (size > max) {
-        req.destroy()
+        ;(req as { destroy(): void }).destroy()
         reject(new TooLarge())
         return
       }
@@ -104,7 +110,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   })
 }
 
-function answer(res: ServerResponse, a: ErrorAnswer): void {
+function answer(res: Res, a: ErrorAnswer): void {
   res.writeHead(a.status, { ...a.headers, 'content-length': Buffer.byteLength(a.body) })
   res.end(a.body)
 }
@@ -113,6 +119,14 @@ function flatHeaders(h: IncomingHttpHeaders): Record<string, string | undefined>
   const out: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(h)) out[k] = Array.isArray(v) ? v.join(',') : v
   return out
+}
+
+/** Headers HTTP/2 forbids (connection-specific): dropped from an emulator's HTTP/1.1 answer relayed over HTTP/2. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'])
+
+function relayHeaders(h: IncomingHttpHeaders, http2: boolean): IncomingHttpHeaders {
+  if (!http2) return h
+  return Object.fromEntries(Object.entries(h).filter(([k]) => !HOP_BY_HOP.has(k)))
 }
 
 /** Starts the proxy; resolves once it listens. */
@@ -136,16 +150,19 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
   }
 
   /** Forwards the request (after every check allowed it) and relays the answer. */
-  const forward = (req: IncomingMessage, res: ServerResponse, parsed: AwsHttpRequest, body: Buffer | undefined, watch?: (json: Record<string, unknown>) => void) => {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers }
+  const forward = (req: Req, res: Res, parsed: AwsHttpRequest, body: Buffer | undefined, watch?: (json: Record<string, unknown>) => void) => {
+    const http2 = req.httpVersionMajor === 2
+    const headers: Record<string, string | string[] | undefined> = {}
+    for (const [k, v] of Object.entries(req.headers)) if (!k.startsWith(':')) headers[k] = v
+    headers['host'] = parsed.host
     if (o.upstreamCredentials) {
       const auth = resignedAuthorization({ ...parsed, headers, ...(body ? { body } : {}) }, o.upstreamCredentials)
       if (auth) headers['authorization'] = auth
     }
     const up = httpRequest({ protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (upRes) => {
       if (!watch || upRes.statusCode !== 200) {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers)
-        upRes.pipe(res)
+        res.writeHead(upRes.statusCode ?? 502, relayHeaders(upRes.headers, http2))
+        upRes.pipe(res as NodeJS.WritableStream)
         return
       }
       // A shard iterator's answer: read it to learn which stream each new iterator belongs to.
@@ -158,7 +175,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
         } catch {
           // Not JSON (compressed, or an emulator's own answer): the iterators stay unknown and a later GetRecords is refused as unclassified.
         }
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+        res.writeHead(upRes.statusCode ?? 502, relayHeaders(upRes.headers, http2))
         res.end(text)
       })
       upRes.on('error', () => res.destroy())
@@ -174,7 +191,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     else req.pipe(up)
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: Req, res: Res) => {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q < 0 ? url : url.slice(0, q)
@@ -209,7 +226,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
         return
       }
     }
-    const parsed: AwsHttpRequest = { method, host: headers['host'] ?? '', path, query, headers, body: body ?? new Uint8Array(), secure }
+    const parsed: AwsHttpRequest = { method, host: headers['host'] ?? headers[':authority'] ?? '', path, query, headers, body: body ?? new Uint8Array(), secure }
     const region = scope.region || o.region || 'us-east-1'
     const role = identity.roleName ?? identity.name
     const principal = `arn:aws:sts::${o.account}:assumed-role/${role}/${identity.name}`
@@ -254,11 +271,48 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     forward(req, res, parsed, body, watch)
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: Req, res: Res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) answer(res, { status: 500, headers: { 'content-type': 'text/plain' }, body: 'authorizing proxy failed' })
-      else res.destroy()
+      else (res as { destroy(): void }).destroy()
     })
+  }
+  const h1 = createServer(listener)
+  const h2 = createH2Server(listener)
+  const sessions = new Set<ServerHttp2Session>()
+  h2.on('session', (s) => {
+    sessions.add(s)
+    s.on('close', () => sessions.delete(s))
+  })
+  const sockets = new Set<Socket>()
+  // One port for both: a connection that opens with HTTP/2's preface ("PRI * HTTP/2.0") is HTTP/2.
+  const server = createNetServer((socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.once('data', (first: Buffer) => {
+      socket.pause()
+      if (first.subarray(0, 3).toString('latin1') !== 'PRI') {
+        socket.unshift(first)
+        h1.emit('connection', socket)
+        socket.resume()
+        return
+      }
+      // HTTP/2 reads the socket's handle natively, past anything given back to the stream: its connections go through a loopback hop.
+      const inner = connect((h2.address() as AddressInfo).port, '127.0.0.1', () => {
+        inner.write(first)
+        socket.pipe(inner).pipe(socket)
+        socket.resume()
+      })
+      sockets.add(inner)
+      inner.on('close', () => (sockets.delete(inner), socket.destroy()))
+      inner.on('error', () => socket.destroy())
+      socket.on('close', () => inner.destroy())
+      socket.on('error', () => inner.destroy())
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    h2.once('error', reject)
+    h2.listen(0, '127.0.0.1', () => resolve())
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -272,7 +326,10 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     close: () =>
       new Promise<void>((resolve) => {
         agent.destroy()
-        server.closeAllConnections()
+        for (const s of sessions) s.destroy()
+        for (const s of sockets) s.destroy()
+        h1.closeAllConnections()
+        h2.close()
         server.close(() => resolve())
       }),
   }

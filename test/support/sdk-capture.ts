@@ -3,8 +3,18 @@
  * signed, with every header), captured by a request handler that never
  * reaches the network, in the shape the request classifier reads.
  */
-import type { HttpRequest } from '@smithy/protocol-http'
 import type { AwsHttpRequest } from '../../lib/core/rehearse/requests'
+
+/** The fields of the SDK's HttpRequest read here. */
+interface HttpRequest {
+  readonly method: string
+  readonly hostname: string
+  readonly port?: number
+  readonly path: string
+  readonly query?: Record<string, string | string[] | null | undefined>
+  readonly headers: Record<string, string>
+  readonly body?: unknown
+}
 
 class Captured extends Error {
   constructor(readonly request: HttpRequest) {
@@ -48,7 +58,7 @@ export async function captureRequest(client: { send(c: any): Promise<unknown>; c
     if (!(e instanceof Captured)) throw e
     const r = e.request
     const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v
+    for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = String(v)
     const host = headers['host'] ?? (r.port ? `${r.hostname}:${r.port}` : r.hostname)
     return { method: r.method, host, path: r.path, query: queryString(r.query), headers, body: await bodyBytes(r.body), secure }
   }

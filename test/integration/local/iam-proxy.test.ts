@@ -156,6 +156,23 @@ describe('the IAM proxy in front of kinesalite', () => {
     expect(proxies.kinesis.calls).toContainEqual(expect.objectContaining({ function: 'Enrich', action: 'kinesis:PutRecords', resource: STREAM_ARN, allowed: false }))
   })
 
+  it("a Kinesis client with the SDK's default handler (cleartext HTTP/2) is served and checked alike", async () => {
+    const base = { region: REGION, maxAttempts: 1, endpoint: proxies.kinesis.url }
+    const h2 = (accessKeyId: string) => new KinesisClient({ ...base, credentials: { accessKeyId, secretAccessKey: 's' } })
+    const collector = h2('AKIACOLLECTOR')
+    const enrich = h2('AKIAENRICH')
+    try {
+      expect((await failure(collector.send(new DescribeStreamSummaryCommand({ StreamName: STREAM })))).name).toBe('AccessDeniedException')
+      const err = await failure(enrich.send(new PutRecordsCommand({ StreamName: STREAM, Records: [{ Data: new Uint8Array([1]), PartitionKey: 'p' }] })))
+      expect(err.name).toBe('AccessDeniedException')
+      const it = await collector.send(new GetShardIteratorCommand({ StreamName: STREAM, ShardId: 'shardId-000000000000', ShardIteratorType: 'LATEST' }))
+      expect(it.ShardIterator).toBeTruthy()
+    } finally {
+      collector.destroy()
+      enrich.destroy()
+    }
+  })
+
   it('GetRecords is authorized on the stream its iterator was issued for', async () => {
     const collector = clientsFor('AKIACOLLECTOR').kinesis
     const it = (await collector.send(new GetShardIteratorCommand({ StreamName: STREAM, ShardId: 'shardId-000000000000', ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator
