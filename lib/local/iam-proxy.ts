@@ -71,6 +71,8 @@ export interface IamProxyOptions<P = unknown> {
   readonly secureTransport?: boolean
   /** Sign forwarded requests again with this key pair, for an emulator that checks signatures (s3rver). */
   readonly upstreamCredentials?: Credentials
+  /** The function each event source mapping invokes (`lambda:FunctionArn` of a call naming only the mapping), for a proxy in front of a Lambda endpoint. */
+  readonly eventSourceMappingFunction?: (uuid: string) => string | undefined
   /** Called for every check, as it is decided. */
   readonly onCall?: (call: ProxyCall) => void
   /** The largest body read for classification (default 32 MiB); larger ones are refused with 413. */
@@ -236,7 +238,12 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
       'aws:PrincipalType': 'AssumedRole',
       'aws:userid': `${role}:${identity.name}`,
     }
-    const c = classify(parsed, { region, service: scope.service }, { account: o.account, region, iteratorStream: (it) => iterators.get(it) })
+    const c = classify(parsed, { region, service: scope.service }, {
+      account: o.account,
+      region,
+      iteratorStream: (it) => iterators.get(it),
+      ...(o.eventSourceMappingFunction ? { eventSourceMappingFunction: o.eventSourceMappingFunction } : {}),
+    })
     if (c.kind === 'unclassified') {
       const action = `${scope.service}:${c.operation ?? '?'}`
       record({ function: identity.name, action, resource: '?', allowed: false, service: c.service, ...(c.operation ? { operation: c.operation } : {}), decision: 'unclassified', reason: c.reason })

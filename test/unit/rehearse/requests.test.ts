@@ -221,7 +221,10 @@ describe('Lambda requests', () => {
   it('event source mappings: listing takes no resource, an update is checked on the mapping', async () => {
     const { c } = await classifyCommand(lambda, new ListEventSourceMappingsCommand({ FunctionName: 'enrich' }))
     expect(c).toMatchObject({ kind: 'classified', checks: [{ action: 'lambda:ListEventSourceMappings', resource: '*', context: { 'lambda:FunctionArn': `arn:aws:lambda:${REGION}:${ACCOUNT}:function:enrich` } }] })
-    expect(await checks(lambda, new UpdateEventSourceMappingCommand({ UUID: 'abc-1', Enabled: false }))).toEqual([`lambda:UpdateEventSourceMapping arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:abc-1`])
+    const mappings = new Map([['abc-1', `arn:aws:lambda:${REGION}:${ACCOUNT}:function:enrich`]])
+    const update = await classifyCommand(lambda, new UpdateEventSourceMappingCommand({ UUID: 'abc-1', Enabled: false }), { ...env, eventSourceMappingFunction: (u) => mappings.get(u) })
+    // The stacks grant this action on any mapping under a lambda:FunctionArn condition: the key must be there.
+    expect(update.c).toMatchObject({ kind: 'classified', operation: 'UpdateEventSourceMapping', checks: [{ action: 'lambda:UpdateEventSourceMapping', resource: `arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:abc-1`, context: { 'lambda:FunctionArn': mappings.get('abc-1') } }] })
   })
 })
 

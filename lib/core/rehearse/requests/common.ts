@@ -40,6 +40,8 @@ export interface ClassifyEnv {
   readonly region?: string
   /** The stream a Kinesis or DynamoDB Streams shard iterator was issued for (iterators are opaque). */
   readonly iteratorStream?: (iterator: string) => string | undefined
+  /** The function ARN an event source mapping (by UUID) invokes: AWS's `lambda:FunctionArn` for a request naming only the mapping. */
+  readonly eventSourceMappingFunction?: (uuid: string) => string | undefined
 }
 
 /** What every service module is given. */

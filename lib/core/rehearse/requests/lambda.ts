@@ -5,9 +5,10 @@
  * and `…/configuration` read it. Event source mappings: listing takes no
  * resource (`lambda:FunctionArn` in the context when filtered by function);
  * reading or updating one is checked on
- * `arn:…:lambda:R:A:event-source-mapping:UUID`.
+ * `arn:…:lambda:R:A:event-source-mapping:UUID`, with the function it
+ * invokes as `lambda:FunctionArn` (from the environment's mappings).
  */
-import { check, classified, unclassified, type CheckContext, type Classification, type ServiceRequest } from './common'
+import { check, classified, jsonBody, str, unclassified, type CheckContext, type Classification, type ServiceRequest } from './common'
 
 const SERVICE = 'lambda'
 
@@ -31,7 +32,11 @@ function eventSourceMappings(r: ServiceRequest, verb: string, uuid: string | und
   }
   const arn = `arn:${r.partition}:lambda:${r.region}:${r.account}:event-source-mapping:${uuid}`
   const operation = ({ GET: 'GetEventSourceMapping', PUT: 'UpdateEventSourceMapping', DELETE: 'DeleteEventSourceMapping' } as Record<string, string>)[verb]
-  return operation ? classified(SERVICE, operation, [check(r, `lambda:${operation}`, arn)]) : unclassified(SERVICE, `${verb} event-source-mappings/{UUID} is not classified`)
+  if (!operation) return unclassified(SERVICE, `${verb} event-source-mappings/{UUID} is not classified`)
+  // The function the mapping invokes (or, for an update that moves it, the one it will invoke).
+  const named = verb === 'PUT' ? str(jsonBody(r)['FunctionName']) : undefined
+  const fn = named ? functionArn(r, named) : r.env.eventSourceMappingFunction?.(uuid)
+  return classified(SERVICE, operation, [check(r, `lambda:${operation}`, arn, fn ? { 'lambda:FunctionArn': fn } : {})])
 }
 
 export function classifyLambda(r: ServiceRequest): Classification {
