@@ -193,6 +193,19 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     else req.pipe(up)
   }
 
+  /** Requests that asked to be told before they send their body (`Expect: 100-continue`) and were not told yet. */
+  const waiting = new WeakSet<Req>()
+  /** Lets a waiting request send its body: only once it is to be read or forwarded. */
+  const proceed = (req: Req, res: Res) => {
+    if (waiting.delete(req)) res.writeContinue()
+  }
+  /** Answers a refused request; one whose body was never asked for does not send it (and its HTTP/1.1 connection closes). */
+  const refuse = (req: Req, res: Res, a: ErrorAnswer) => {
+    const unsent = waiting.delete(req) && req.httpVersionMajor < 2
+    req.resume()
+    answer(res, unsent ? { ...a, headers: { ...a.headers, connection: 'close' } } : a)
+  }
+
   const handle = async (req: Req, res: Res) => {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
@@ -204,20 +217,19 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     if (!scope) {
       // Which service an unsigned request meant is unknown: S3 is the one that takes unsigned requests.
       const service = headers['x-amz-target'] ? (headers['x-amz-target'].startsWith('Kinesis') ? 'kinesis' : 'dynamodb') : 's3'
-      req.resume()
-      answer(res, refusal(service, method, 'unsigned', 'Request is missing Authentication Token'))
+      refuse(req, res, refusal(service, method, 'unsigned', 'Request is missing Authentication Token'))
       return
     }
     const known = o.identities.get(scope.accessKeyId)
     const identity = known && (known.sessionToken === undefined || known.sessionToken === scope.sessionToken) ? known : undefined
     if (!identity) {
-      req.resume()
       const message = scope.service === 's3' ? 'The AWS Access Key Id you provided does not exist in our records.' : 'The security token included in the request is invalid.'
-      answer(res, refusal(scope.service, method, 'unknown-key', message))
+      refuse(req, res, refusal(scope.service, method, 'unknown-key', message))
       return
     }
     let body: Buffer | undefined
     if (needsBody(scope.service, method, query)) {
+      proceed(req, res)
       try {
         body = await readBody(req, maxBody)
       } catch (e) {
@@ -247,8 +259,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     if (c.kind === 'unclassified') {
       const action = `${scope.service}:${c.operation ?? '?'}`
       record({ function: identity.name, action, resource: '?', allowed: false, service: c.service, ...(c.operation ? { operation: c.operation } : {}), decision: 'unclassified', reason: c.reason })
-      req.resume()
-      answer(res, refusal(scope.service, method, 'access-denied', `User: ${principal} is not authorized to perform: ${action}: the request could not be classified (${c.reason})`))
+      refuse(req, res, refusal(scope.service, method, 'access-denied', `User: ${principal} is not authorized to perform: ${action}: the request could not be classified (${c.reason})`))
       return
     }
     for (const check of c.checks) {
@@ -258,15 +269,13 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
       } catch (e) {
         // No decision is a denial: nothing is forwarded unauthorized.
         record({ function: identity.name, action: check.action, resource: check.resource, allowed: false, service: c.service, operation: c.operation, decision: 'implicit-deny', reason: `the evaluator failed: ${(e as Error).message}` })
-        req.resume()
-        answer(res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, false)))
+        refuse(req, res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, false)))
         return
       }
       const allowed = d.decision === 'allowed'
       record({ function: identity.name, action: check.action, resource: check.resource, allowed, service: c.service, operation: c.operation, decision: d.decision })
       if (!allowed) {
-        req.resume()
-        answer(res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, d.decision === 'explicit-deny')))
+        refuse(req, res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, d.decision === 'explicit-deny')))
         return
       }
     }
@@ -275,6 +284,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
       stream && (c.operation === 'GetShardIterator' || c.operation === 'GetRecords') && (scope.service === 'kinesis' || scope.service === 'dynamodb')
         ? (json: Record<string, unknown>) => remember(json['ShardIterator'] ?? json['NextShardIterator'], stream)
         : undefined
+    proceed(req, res)
     forward(req, res, parsed, body, watch)
   }
 
@@ -286,6 +296,13 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
   }
   const h1 = createServer(listener)
   const h2 = createH2Server(listener)
+  // S3 uploads ask before sending their body, as AWS refuses an unauthorized one before it is sent.
+  const expecting = (req: Req, res: Res) => {
+    waiting.add(req)
+    listener(req, res)
+  }
+  h1.on('checkContinue', expecting)
+  h2.on('checkContinue', expecting)
   const sessions = new Set<ServerHttp2Session>()
   h2.on('session', (s) => {
     sessions.add(s)

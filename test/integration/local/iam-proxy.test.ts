@@ -6,6 +6,7 @@
  * `action resource` lines (IAM's evaluation is tested on its own).
  */
 import { randomBytes } from 'node:crypto'
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net'
 import { CreateTableCommand, DynamoDBClient, ExecuteStatementCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb'
 import { CreateStreamCommand, DescribeStreamSummaryCommand, GetRecordsCommand, GetShardIteratorCommand, KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis'
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
@@ -218,6 +219,37 @@ describe('the IAM proxy in front of s3rver', () => {
     await collector.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'in/big.bin', Body: body }))
     const got = await collector.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'in/big.bin' }))
     expect(Buffer.from(await got.Body!.transformToByteArray()).equals(body)).toBe(true)
+  })
+
+  it('an upload is let to send its body only once it is allowed (Expect: 100-continue)', async () => {
+    // A hop between client and proxy that keeps what the proxy answered on each connection.
+    const answers: string[] = []
+    const hop = createNetServer((c) => {
+      const p = connect(Number(new URL(proxies.s3.url).port), '127.0.0.1')
+      const i = answers.push('') - 1
+      p.on('data', (d: Buffer) => (answers[i] += d.toString('latin1')))
+      c.pipe(p).pipe(c)
+      c.on('error', () => p.destroy())
+      p.on('error', () => c.destroy())
+    })
+    await new Promise<void>((r) => hop.listen(0, '127.0.0.1', () => r()))
+    const client = (accessKeyId: string) =>
+      new S3Client({ region: REGION, credentials: { accessKeyId, secretAccessKey: 's' }, maxAttempts: 1, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', endpoint: `http://127.0.0.1:${(hop.address() as AddressInfo).port}` })
+    const enrich = client('AKIAENRICH')
+    const collector = client('AKIACOLLECTOR')
+    try {
+      const body = randomBytes(2 * 1024 * 1024) // the size from which the S3 client asks first
+      const err = await failure(enrich.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'in/refused.bin', Body: body })))
+      expect(err.name).toBe('AccessDenied')
+      expect(answers).toHaveLength(1)
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 403 /) // refused outright: never told to go on
+      await collector.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'in/big.bin', Body: body }))
+      expect(answers[1]).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /)
+    } finally {
+      enrich.destroy()
+      collector.destroy()
+      hop.close()
+    }
   })
 
   it('an unknown access key gets InvalidAccessKeyId', async () => {
