@@ -7,13 +7,13 @@
  * module does not know is `unclassified`: its caller must refuse it rather
  * than let it through unchecked.
  */
-import { classifyCloudWatch } from './requests/cloudwatch'
-import { classifyDynamoDb } from './requests/dynamodb'
-import { classifyKinesis } from './requests/kinesis'
-import { classifyLambda } from './requests/lambda'
-import { classifyRdsData } from './requests/rds-data'
-import { classifyS3 } from './requests/s3'
-import { classifySqs } from './requests/sqs'
+import { classifyCloudWatch, CLOUDWATCH_OPERATIONS } from './requests/cloudwatch'
+import { classifyDynamoDb, DYNAMODB_OPERATIONS } from './requests/dynamodb'
+import { classifyKinesis, KINESIS_OPERATIONS } from './requests/kinesis'
+import { classifyLambda, LAMBDA_OPERATIONS } from './requests/lambda'
+import { classifyRdsData, RDS_DATA_OPERATIONS } from './requests/rds-data'
+import { classifyS3, S3_OPERATIONS } from './requests/s3'
+import { classifySqs, SQS_OPERATIONS } from './requests/sqs'
 import type { AwsHttpRequest, CheckContext, Classification, ClassifyEnv, ServiceRequest } from './requests/common'
 
 export type { AwsHttpRequest, Check, CheckContext, Classification, ClassifyEnv, ServiceRequest } from './requests/common'
@@ -61,6 +61,17 @@ const SERVICES: Readonly<Record<string, (r: ServiceRequest) => Classification>> 
   'rds-data': classifyRdsData,
   monitoring: classifyCloudWatch,
   lambda: classifyLambda,
+}
+
+/** The API operations (as the SDK names its commands, without `Command`) classified for each service, by signing name. */
+export const CLASSIFIED_OPERATIONS: Readonly<Record<string, readonly string[]>> = {
+  dynamodb: DYNAMODB_OPERATIONS,
+  kinesis: KINESIS_OPERATIONS,
+  s3: S3_OPERATIONS,
+  sqs: SQS_OPERATIONS,
+  'rds-data': RDS_DATA_OPERATIONS,
+  monitoring: CLOUDWATCH_OPERATIONS,
+  lambda: LAMBDA_OPERATIONS,
 }
 
 /**

@@ -10,6 +10,9 @@ const SERVICE = 'monitoring'
 
 const METRIC_OPERATIONS = new Set(['PutMetricData', 'GetMetricData', 'GetMetricStatistics', 'ListMetrics', 'GetMetricWidgetImage'])
 
+/** The operations classified here. */
+export const CLOUDWATCH_OPERATIONS: readonly string[] = [...METRIC_OPERATIONS]
+
 export function classifyCloudWatch(r: ServiceRequest): Classification {
   let op: string | undefined
   let namespace: string | undefined

@@ -21,6 +21,9 @@ const TABLE_OPERATIONS = new Set([
 /** Operations that take no resource. */
 const ACCOUNT_OPERATIONS = new Set(['ListTables', 'DescribeLimits', 'DescribeEndpoints', 'ListBackups', 'ListGlobalTables', 'ListStreams'])
 
+/** The operations classified here (DynamoDB Streams' aside). */
+export const DYNAMODB_OPERATIONS: readonly string[] = [...TABLE_OPERATIONS, ...ACCOUNT_OPERATIONS, 'BatchGetItem', 'BatchWriteItem', 'TransactWriteItems', 'TransactGetItems']
+
 /** A table given by name or by ARN. */
 export function tableArn(r: ServiceRequest, table: string): string {
   return table.startsWith('arn:') ? table : `arn:${r.partition}:dynamodb:${r.region}:${r.account}:table/${table}`

@@ -18,6 +18,9 @@ const STREAM_OPERATIONS = new Set([
 
 const ACCOUNT_OPERATIONS = new Set(['ListStreams', 'DescribeLimits'])
 
+/** The operations classified here. */
+export const KINESIS_OPERATIONS: readonly string[] = [...STREAM_OPERATIONS, ...ACCOUNT_OPERATIONS, 'GetRecords']
+
 export function streamArn(r: ServiceRequest, name: string): string {
   return `arn:${r.partition}:kinesis:${r.region}:${r.account}:stream/${name}`
 }

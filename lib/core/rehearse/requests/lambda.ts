@@ -12,6 +12,9 @@ import { check, classified, jsonBody, str, unclassified, type CheckContext, type
 
 const SERVICE = 'lambda'
 
+/** The operations classified here. */
+export const LAMBDA_OPERATIONS: readonly string[] = ['Invoke', 'GetFunction', 'GetFunctionConfiguration', 'ListEventSourceMappings', 'GetEventSourceMapping', 'UpdateEventSourceMapping', 'DeleteEventSourceMapping']
+
 /** A function's ARN from the name, partial ARN (`A:function:N`) or ARN an API call accepts. */
 export function functionArn(r: ServiceRequest, name: string, qualifier?: string): string {
   let arn: string

@@ -19,6 +19,9 @@ const PATHS: Readonly<Record<string, string>> = {
   '/ExecuteSql': 'ExecuteSql',
 }
 
+/** The operations classified here. */
+export const RDS_DATA_OPERATIONS: readonly string[] = Object.values(PATHS)
+
 export function classifyRdsData(r: ServiceRequest): Classification {
   const op = PATHS[r.request.path]
   if (!op || r.request.method.toUpperCase() !== 'POST') return unclassified(SERVICE, `${r.request.method} ${r.request.path} is not a Data API operation`)

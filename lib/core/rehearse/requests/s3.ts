@@ -19,6 +19,14 @@ const PLAIN_PARAMS = new Set([
   'response-content-disposition', 'response-content-encoding', 'partNumber',
 ])
 
+/** The operations classified here (bucket configuration reads and writes aside). */
+export const S3_OPERATIONS: readonly string[] = [
+  'GetObject', 'HeadObject', 'PutObject', 'CopyObject', 'DeleteObject', 'DeleteObjects', 'ListObjects', 'ListObjectsV2', 'ListBuckets',
+  'HeadBucket', 'CreateBucket', 'DeleteBucket', 'CreateMultipartUpload', 'UploadPart', 'UploadPartCopy', 'CompleteMultipartUpload',
+  'AbortMultipartUpload', 'ListParts', 'ListMultipartUploads', 'ListObjectVersions', 'GetBucketLocation', 'RestoreObject',
+  'GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging', 'GetObjectAcl', 'PutObjectAcl',
+]
+
 /** The bucket and key of a request; the key is undefined for a bucket operation (and both for the service root). */
 export function bucketAndKey(host: string, path: string): { bucket?: string; key?: string } {
   const hostname = host.replace(/:\d+$/, '').toLowerCase()

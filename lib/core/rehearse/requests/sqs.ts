@@ -27,6 +27,9 @@ const QUEUE_ACTIONS: Readonly<Record<string, string>> = {
   UntagQueue: 'sqs:UntagQueue',
 }
 
+/** The operations classified here. */
+export const SQS_OPERATIONS: readonly string[] = [...Object.keys(QUEUE_ACTIONS), 'ListQueues', 'GetQueueUrl', 'CreateQueue']
+
 /** The queue ARN of a queue URL (`https://sqs.R.amazonaws.com/A/name`, or a local server's `http://host:port/A/name`). */
 export function queueArnOfUrl(r: ServiceRequest, url: string): string | undefined {
   let path: string
