@@ -94,19 +94,27 @@ type Res = ServerResponse | Http2ServerResponse
 
 class TooLarge extends Error {}
 
+/** The body, up to `max` bytes; past that it is refused (`TooLarge`) and the rest drained unread, so the caller still reads the answer. */
 function readBody(req: Req, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     let size = 0
-    req.on('data', (c: Buffer) => {
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > max) {
+      reject(new TooLarge())
+      return
+    }
+    const onData = (c: Buffer) => {
       size += c.length
       if (size > max) {
-        ;(req as { destroy(): void }).destroy()
+        req.off('data', onData)
+        parts.length = 0
         reject(new TooLarge())
         return
       }
       parts.push(c)
-    })
+    }
+    req.on('data', onData)
     req.on('end', () => resolve(Buffer.concat(parts)))
     req.on('error', reject)
   })
@@ -234,9 +242,16 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
         body = await readBody(req, maxBody)
       } catch (e) {
         if (e instanceof TooLarge) {
-          res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
-          res.end('request body too large to authorize')
-        } else res.destroy()
+          // The rest of the body is drained (up to a bound) so the caller reads this answer; then the connection closes.
+          let drained = 0
+          req.on('data', (c: Buffer) => {
+            drained += c.length
+            if (drained > 4 * maxBody) (req as { destroy(): void }).destroy()
+          })
+          req.resume()
+          const close: Record<string, string> = req.httpVersionMajor < 2 ? { connection: 'close' } : {}
+          answer(res, { status: 413, headers: { 'content-type': 'text/plain', ...close }, body: 'request body too large to authorize' })
+        } else (res as { destroy(): void }).destroy()
         return
       }
     }

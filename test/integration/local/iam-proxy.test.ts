@@ -138,6 +138,20 @@ describe('the IAM proxy in front of DynamoDB Local', () => {
     expect(proxies.dynamodb.calls.at(-1)).toMatchObject({ function: 'Collector', action: 'dynamodb:ExecuteStatement', allowed: false, decision: 'unclassified' })
   })
 
+  it('a body too large to read for authorization is refused with 413, unchecked and unforwarded', async () => {
+    const small = await startIamProxy({ identities, authorize, account: ACCOUNT, region: REGION, target: sharedEndpoints().dynamodb, maxBody: 1024 })
+    try {
+      const ddb = new DynamoDBClient({ region: REGION, credentials: { accessKeyId: 'AKIACOLLECTOR', secretAccessKey: 's' }, maxAttempts: 1, endpoint: small.url })
+      const err = await failure(ddb.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: 'large' }, owner: { S: 'x'.repeat(2048) } } })))
+      expect(err.$metadata?.httpStatusCode).toBe(413)
+      expect(small.calls).toEqual([])
+      expect((await direct().ddb.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'large' } } }))).Item).toBeUndefined()
+      ddb.destroy()
+    } finally {
+      await small.close()
+    }
+  })
+
   it('an unknown access key is refused as AWS refuses one, before any check', async () => {
     const before = allCalls().length
     const err = await failure(clientsFor('AKIASTRANGER').ddb.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'a' } } })))
