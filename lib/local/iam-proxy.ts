@@ -38,6 +38,8 @@ export interface AuthorizeRequest {
 
 export interface Decision {
   readonly decision: 'allowed' | 'explicit-deny' | 'implicit-deny'
+  /** Which statement decided, as the evaluator names it (kept in the call log). */
+  readonly statement?: unknown
 }
 
 /** The evaluator: IAM's decision for one check of an identity. */
@@ -54,6 +56,8 @@ export interface ProxyCall {
   readonly decision: Decision['decision'] | 'unclassified'
   /** Why a request could not be classified. */
   readonly reason?: string
+  /** The evaluator's statement that allowed or denied it. */
+  readonly statement?: unknown
 }
 
 export interface IamProxyOptions<P = unknown> {
@@ -288,7 +292,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
         return
       }
       const allowed = d.decision === 'allowed'
-      record({ function: identity.name, action: check.action, resource: check.resource, allowed, service: c.service, operation: c.operation, decision: d.decision })
+      record({ function: identity.name, action: check.action, resource: check.resource, allowed, service: c.service, operation: c.operation, decision: d.decision, ...(d.statement !== undefined ? { statement: d.statement } : {}) })
       if (!allowed) {
         refuse(req, res, refusal(scope.service, method, 'access-denied', deniedMessage(principal, check.action, check.resource, d.decision === 'explicit-deny')))
         return

@@ -28,7 +28,7 @@ const identities = new Map<string, ProxyIdentity<Policy>>([
 
 const authorize: Authorize<Policy> = (identity, r) => {
   const line = `${r.action} ${r.resource}`
-  if (identity.policies.deny?.includes(line)) return { decision: 'explicit-deny' }
+  if (identity.policies.deny?.includes(line)) return { decision: 'explicit-deny', statement: { policy: `${identity.name}Policy`, index: 0 } }
   return { decision: identity.policies.allow.includes(line) ? 'allowed' : 'implicit-deny' }
 }
 
@@ -76,7 +76,7 @@ describe('the IAM proxy in front of the Data API', () => {
     const err = await failure(sql('AKIADENIED').query('SELECT 1'))
     expect(err.name).toBe('AccessDeniedException')
     expect(err.message).toBe(`User: arn:aws:sts::000000000000:assumed-role/Denied/Denied is not authorized to perform: rds-data:ExecuteStatement on resource: ${resourceArn} with an explicit deny in an identity-based policy`)
-    expect(proxy.calls.at(-1)).toMatchObject({ function: 'Denied', allowed: false, decision: 'explicit-deny' })
+    expect(proxy.calls.at(-1)).toMatchObject({ function: 'Denied', allowed: false, decision: 'explicit-deny', statement: { policy: 'DeniedPolicy', index: 0 } })
   })
 
   it('temporary credentials with another session token are not the identity', async () => {
