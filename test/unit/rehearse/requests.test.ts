@@ -141,6 +141,16 @@ describe('S3 requests', () => {
     const req = await captureRequest(virtual, new GetObjectCommand({ Bucket: 'data', Key: 'k' }))
     expect(req.host).toMatch(/^data\.s3\./) // the virtual-hosted form was the one sent
   })
+  it('an endpoint given by address is path-style; one named localhost is virtual-hosted on bucket.localhost', async () => {
+    const byAddress = new S3Client({ ...plain, endpoint: 'http://127.0.0.1:9' })
+    const byName = new S3Client({ ...plain, endpoint: 'http://localhost:9' })
+    expect((await captureRequest(byAddress, new GetObjectCommand({ Bucket: 'data', Key: 'k' }))).path).toBe('/data/k')
+    expect((await captureRequest(byName, new GetObjectCommand({ Bucket: 'data', Key: 'k' }))).host).toBe('data.localhost:9')
+    for (const client of [byAddress, byName]) {
+      expect(await checks(client, new GetObjectCommand({ Bucket: 'data', Key: 'k/l' }))).toEqual([`s3:GetObject ${O('k/l')}`])
+      expect(await checks(client, new ListObjectsV2Command({ Bucket: 'data' }))).toEqual(['s3:ListBucket arn:aws:s3:::data'])
+    }
+  })
   it('ListObjectsV2 is s3:ListBucket on the bucket, with its prefix as s3:prefix; HeadBucket is s3:ListBucket', async () => {
     for (const client of [s3, virtual]) {
       const { c } = await classifyCommand(client, new ListObjectsV2Command({ Bucket: 'data', Prefix: 'archive/', MaxKeys: 10 }))
