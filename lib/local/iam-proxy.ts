@@ -12,6 +12,13 @@
  * classified is refused too. Every check is recorded as a call. It speaks
  * HTTP/1.1 and cleartext HTTP/2 (what the Kinesis client uses by default) on
  * one port, and HTTP/1.1 to the emulator.
+ *
+ * A function reaches it as it would reach AWS: its role's key pair in
+ * `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`) and
+ * the service's proxy in `AWS_ENDPOINT_URL_<SERVICE>` (an address, not a
+ * name, keeps S3 path-style); SQS clients follow the queue URL, so queue
+ * URLs must name the SQS proxy. One proxy per emulator; the service is read
+ * from each request's signature.
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createH2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2'
