@@ -238,6 +238,26 @@ describe('Lambda requests', () => {
   })
 })
 
+describe('requests no client here sends, built by hand', () => {
+  const req = (headers: Record<string, string>, body: string): AwsHttpRequest => ({ method: 'POST', host: 'h', path: '/', query: '', headers, body: new TextEncoder().encode(body), secure: true })
+  const lines = (c: Classification) => (c.kind === 'classified' ? c.checks.map((k) => `${k.action} ${k.resource}`) : [c.reason])
+  const scope = (service: string) => ({ region: REGION, service })
+  it('DynamoDB Streams: on the stream ARN, GetRecords by the iterator it was issued for', () => {
+    const stream = `${T('Items')}/stream/2026-01-01T00:00:00.000`
+    const target = (op: string) => ({ 'x-amz-target': `DynamoDBStreams_20120810.${op}`, 'content-type': 'application/x-amz-json-1.0' })
+    expect(lines(classify(req(target('GetShardIterator'), JSON.stringify({ StreamArn: stream, ShardId: 's', ShardIteratorType: 'LATEST' })), scope('dynamodb'), env))).toEqual([`dynamodb:GetShardIterator ${stream}`])
+    expect(lines(classify(req(target('GetRecords'), JSON.stringify({ ShardIterator: 'i' })), scope('dynamodb'), { ...env, iteratorStream: () => stream }))).toEqual([`dynamodb:GetRecords ${stream}`])
+    expect(classify(req(target('GetRecords'), JSON.stringify({ ShardIterator: 'i' })), scope('dynamodb'), env).kind).toBe('unclassified')
+  })
+  it('the query protocol (form-encoded) of SQS and CloudWatch', () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }
+    const url = encodeURIComponent(`https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/q1`)
+    expect(lines(classify(req(form, `Action=SendMessageBatch&QueueUrl=${url}&Version=2012-11-05`), scope('sqs'), env))).toEqual([`sqs:SendMessage arn:aws:sqs:${REGION}:${ACCOUNT}:q1`])
+    const put = classify(req(form, 'Action=PutMetricData&Namespace=Floe%2FCollector&Version=2010-08-01'), scope('monitoring'), env)
+    expect(put).toMatchObject({ kind: 'classified', checks: [{ action: 'cloudwatch:PutMetricData', resource: '*', context: { 'cloudwatch:namespace': 'Floe/Collector' } }] })
+  })
+})
+
 describe('the signature scope and unknown services', () => {
   it('reads the access key, region and service of the Authorization header and of a presigned query', () => {
     expect(signatureScope({ authorization: 'AWS4-HMAC-SHA256 Credential=AKID/20260101/eu-west-1/kinesis/aws4_request, SignedHeaders=host, Signature=ab', 'x-amz-security-token': 'tok' }, '')).toEqual({ accessKeyId: 'AKID', region: 'eu-west-1', service: 'kinesis', sessionToken: 'tok' })
