@@ -87,6 +87,20 @@ describe('DynamoDB requests', () => {
     expect(await checks(ddb, cmd)).toEqual([`dynamodb:PutItem ${T('A')}`, `dynamodb:UpdateItem ${T('B')}`, `dynamodb:DeleteItem ${T('A')}`, `dynamodb:ConditionCheckItem ${T('C')}`])
     expect(await checks(ddb, new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: 'A', Key: key } }, { Get: { TableName: 'B', Key: key } }] }))).toEqual([`dynamodb:GetItem ${T('A')}`, `dynamodb:GetItem ${T('B')}`])
   })
+  it('with the partition key known, item operations and queries of the table carry dynamodb:LeadingKeys', async () => {
+    const e: ClassifyEnv = { ...env, partitionKeyOf: (arn) => (arn === T('Items') || arn === T('B') ? 'pk' : undefined) }
+    const leading = async (command: unknown) => {
+      const { c } = await classifyCommand(ddb, command, e)
+      return c.kind === 'classified' ? c.checks.map((k) => k.context['dynamodb:LeadingKeys']) : c.reason
+    }
+    expect(await leading(new GetItemCommand({ TableName: 'Items', Key: { pk: { S: 'org-1' }, sk: { S: 'x' } } }))).toEqual([['org-1']])
+    expect(await leading(new PutItemCommand({ TableName: 'Items', Item: { pk: { S: 'org-2' }, n: { N: '1' } } }))).toEqual([['org-2']])
+    expect(await leading(new QueryCommand({ TableName: 'Items', KeyConditionExpression: '#p = :p AND begins_with(sk, :s)', ExpressionAttributeNames: { '#p': 'pk' }, ExpressionAttributeValues: { ':p': { S: 'org-3' }, ':s': { S: 'a' } } }))).toEqual([['org-3']])
+    expect(await leading(new QueryCommand({ TableName: 'Items', IndexName: 'byOwner', KeyConditionExpression: 'o = :o', ExpressionAttributeValues: { ':o': { S: 'x' } } }))).toEqual([undefined])
+    expect(await leading(new BatchWriteItemCommand({ RequestItems: { Items: [{ PutRequest: { Item: { pk: { S: 'a' } } } }, { DeleteRequest: { Key: { pk: { S: 'b' } } } }], Other: [{ PutRequest: { Item: { pk: { S: 'c' } } } }] } }))).toEqual([['a', 'b'], undefined])
+    expect(await leading(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: 'Items', Item: { pk: { S: 't1' } } } }, { Delete: { TableName: 'B', Key: { pk: { S: 't2' } } } }] }))).toEqual([['t1'], ['t2']])
+    expect(await leading(new ScanCommand({ TableName: 'Items' }))).toEqual([undefined])
+  })
   it('ListTables takes no resource', async () => {
     expect(await checks(ddb, new ListTablesCommand({}))).toEqual(['dynamodb:ListTables *'])
   })

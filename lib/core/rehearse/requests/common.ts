@@ -42,6 +42,8 @@ export interface ClassifyEnv {
   readonly iteratorStream?: (iterator: string) => string | undefined
   /** The function ARN an event source mapping (by UUID) invokes: AWS's `lambda:FunctionArn` for a request naming only the mapping. */
   readonly eventSourceMappingFunction?: (uuid: string) => string | undefined
+  /** A table's partition key attribute (from its key schema), for `dynamodb:LeadingKeys`. */
+  readonly partitionKeyOf?: (tableArn: string) => string | undefined
 }
 
 /** What every service module is given. */
