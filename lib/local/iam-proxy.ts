@@ -84,6 +84,8 @@ export interface IamProxyOptions<P = unknown> {
   readonly upstreamCredentials?: Credentials
   /** The function each event source mapping invokes (`lambda:FunctionArn` of a call naming only the mapping), for a proxy in front of a Lambda endpoint. */
   readonly eventSourceMappingFunction?: (uuid: string) => string | undefined
+  /** Each table's partition key attribute, for `dynamodb:LeadingKeys`. */
+  readonly partitionKeyOf?: (tableArn: string) => string | undefined
   /** Called for every check, as it is decided. */
   readonly onCall?: (call: ProxyCall) => void
   /** The largest body read for classification (default 32 MiB); larger ones are refused with 413. */
@@ -281,6 +283,7 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
       region,
       iteratorStream: (it) => iterators.get(it),
       ...(o.eventSourceMappingFunction ? { eventSourceMappingFunction: o.eventSourceMappingFunction } : {}),
+      ...(o.partitionKeyOf ? { partitionKeyOf: o.partitionKeyOf } : {}),
     })
     if (c.kind === 'unclassified') {
       const action = `${scope.service}:${c.operation ?? '?'}`

@@ -12,7 +12,7 @@ import { CreateStreamCommand, DescribeStreamSummaryCommand, GetRecordsCommand, G
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startIamProxy, type Authorize, type IamProxy, type ProxyIdentity } from '../../../lib/local/iam-proxy'
+import { startIamProxy, type Authorize, type AuthorizeRequest, type IamProxy, type ProxyIdentity } from '../../../lib/local/iam-proxy'
 import { readStream } from '../../support/streams'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 
@@ -48,7 +48,12 @@ const identities = new Map<string, ProxyIdentity<readonly string[]>>([
   }],
 ])
 
-const authorize: Authorize<readonly string[]> = (identity, r) => ({ decision: identity.policies.includes(`${r.action} ${r.resource}`) ? 'allowed' : 'implicit-deny' })
+/** What the evaluator was asked, in order. */
+const authorized: AuthorizeRequest[] = []
+const authorize: Authorize<readonly string[]> = (identity, r) => {
+  authorized.push(r)
+  return { decision: identity.policies.includes(`${r.action} ${r.resource}`) ? 'allowed' : 'implicit-deny' }
+}
 
 let proxies: { dynamodb: IamProxy; kinesis: IamProxy; s3: IamProxy }
 
@@ -92,7 +97,7 @@ beforeAll(async () => {
   const e = sharedEndpoints()
   const common = { identities, authorize, account: ACCOUNT, region: REGION }
   proxies = {
-    dynamodb: await startIamProxy({ ...common, target: e.dynamodb }),
+    dynamodb: await startIamProxy({ ...common, target: e.dynamodb, partitionKeyOf: (arn) => (arn === TABLE_ARN ? 'pk' : undefined) }),
     kinesis: await startIamProxy({ ...common, target: e.kinesis }),
     // s3rver checks signatures against its own key pair: the proxy signs again with it.
     s3: await startIamProxy({ ...common, target: e.s3, upstreamCredentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } }),
@@ -119,6 +124,11 @@ describe('the IAM proxy in front of DynamoDB Local', () => {
     expect((await direct().ddb.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'b' } } }))).Item).toBeUndefined()
     expect(proxies.dynamodb.calls).toContainEqual(expect.objectContaining({ function: 'Enrich', action: 'dynamodb:PutItem', resource: TABLE_ARN, allowed: false }))
     expect(proxies.dynamodb.calls).toContainEqual(expect.objectContaining({ function: 'Collector', action: 'dynamodb:PutItem', resource: TABLE_ARN, allowed: true }))
+    expect(authorized.find((r) => r.action === 'dynamodb:PutItem')?.context).toMatchObject({
+      'dynamodb:LeadingKeys': ['a'],
+      'aws:PrincipalArn': `arn:aws:iam::${ACCOUNT}:role/CollectorRole`,
+      'aws:SecureTransport': true,
+    })
   })
 
   it('a query of an index is authorized on the index: allowed for one role, denied for the one allowed only the table', async () => {
