@@ -23,10 +23,14 @@ const env: ClassifyEnv = { account: ACCOUNT }
 
 /** The project's clients, pointed at addresses nothing is asked of (the handler captures first). */
 function local() {
+  const before = process.env.AWS_REGION
   process.env.AWS_REGION = REGION
-  const c = makeClients({ dynamodb: 'http://127.0.0.1:9', kinesis: 'http://127.0.0.1:9', s3: 'http://127.0.0.1:9' })
-  delete process.env.AWS_REGION
-  return c
+  try {
+    return makeClients({ dynamodb: 'http://127.0.0.1:9', kinesis: 'http://127.0.0.1:9', s3: 'http://127.0.0.1:9' })
+  } finally {
+    if (before === undefined) delete process.env.AWS_REGION
+    else process.env.AWS_REGION = before
+  }
 }
 
 const plain = { region: REGION, credentials, maxAttempts: 1 }
