@@ -1,0 +1,121 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { synthesize } from '../../../lib/cli/rehearse'
+import { readAssembly } from '../../../lib/cli/rehearse-sources'
+import { functionInventory, type FunctionInventory } from '../../../lib/core/rehearse/inventory'
+import { resourcePlan } from '../../../lib/core/rehearse/resource-plan'
+import { assemblyResolver } from '../../../lib/core/rehearse/resolve'
+import type { AssemblyStack } from '../../../lib/core/rehearse/template'
+import { FunctionHost } from '../../../lib/local/rehearse/functions'
+import { createResources } from '../../../lib/local/rehearse/resources'
+import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
+
+/** An API Gateway HTTP API event, payload format 2.0. */
+function httpEvent(method: string, path: string, routeKey: string): unknown {
+  const now = Date.now()
+  return {
+    version: '2.0', routeKey, rawPath: path, rawQueryString: '', headers: { host: 'api.example.com', 'user-agent': 'rehearsal' },
+    requestContext: { accountId: '000000000000', apiId: 'api', domainName: 'api.example.com', domainPrefix: 'api', http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'rehearsal' }, requestId: 'r1', routeKey, stage: '$default', time: new Date(now).toISOString(), timeEpoch: now },
+    isBase64Encoded: false,
+  }
+}
+
+/**
+ * Functions of the synthesized assembly run from their bundles, with the
+ * templates' environment resolved to resources created from the templates.
+ * (One synthesis, with bundling, for the file.)
+ */
+describe('rehearsal function host', () => {
+  const endpoints = sharedEndpoints()
+  // The emulators' own key pair (s3rver knows only it); an IAM-enforcing proxy would give each function its role's.
+  const credentials = () => ({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
+  let dir: string
+  let prefix: string
+  let inventory: FunctionInventory[]
+  let host: FunctionHost
+
+  const load = (): { stacks: AssemblyStack[]; inventory: FunctionInventory[] } => {
+    const stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
+    return { stacks, inventory: functionInventory(stacks, assemblyResolver(stacks)) }
+  }
+  const id = (inv: FunctionInventory[], prefixOfId: string) => inv.find((f) => f.logicalId.startsWith(prefixOfId))!.logicalId
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'floe-rehearse-functions-'))
+    await synthesize(dir, () => {})
+    prefix = uniquePrefix('F')
+    const loaded = load()
+    inventory = loaded.inventory
+    const outcome = await createResources(resourcePlan(loaded.stacks, assemblyResolver(loaded.stacks)), testClients())
+    expect(outcome.failed.filter((f) => f.kind !== 'queue')).toEqual([])
+    host = new FunctionHost(inventory, { assemblyDir: dir, credentials, endpoints: { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 } })
+  }, 600_000)
+  afterAll(async () => {
+    await host?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('runs the health function from its bundle: GET /health answers 200', async () => {
+    const health = id(inventory, 'HealthFunction')
+    const r = await host.invoke(health, httpEvent('GET', '/health', 'GET /health'))
+    expect(r.ok, JSON.stringify(r)).toBe(true)
+    expect(r.ok && (r.result as { statusCode: number }).statusCode, JSON.stringify(r)).toBe(200)
+  })
+
+  it('runs the registry against the tables the templates declare: its schema list answers 200', async () => {
+    const registry = id(inventory, 'RegistryFunction')
+    const r = await host.invoke(registry, httpEvent('GET', '/registry-server/api/schemas', 'ANY /registry-server/{proxy+}'))
+    expect(r.ok, JSON.stringify(r)).toBe(true)
+    const result = (r as { result: { statusCode: number; body: string } }).result
+    expect(result.statusCode, result.body).toBe(200)
+    expect(JSON.parse(result.body)).toEqual([])
+    expect(host.report()).toEqual(expect.arrayContaining([{ logicalId: registry, invocations: 1, errors: 0 }]))
+  })
+
+  it('a function whose template lacks a variable its code needs reports its error, counted', async () => {
+    // The copied assembly's template edited: the registry loses its schemas table.
+    const file = join(dir, 'FloeApp.template.json')
+    const template = JSON.parse(readFileSync(file, 'utf8'))
+    const registry = id(inventory, 'RegistryFunction')
+    delete template.Resources[registry].Properties.Environment.Variables.FLOE_TABLE_SCHEMAS
+    writeFileSync(file, JSON.stringify(template))
+    const edited = load().inventory
+    const logged: string[] = []
+    const broken = new FunctionHost(edited, { assemblyDir: dir, credentials, endpoints: { dynamodb: endpoints.dynamodb, s3: endpoints.s3 }, log: (fn, line) => logged.push(`${fn}: ${line}`) })
+    try {
+      const r = await broken.invoke(registry, httpEvent('GET', '/registry-server/api/schemas', 'ANY /registry-server/{proxy+}'))
+      // As on AWS: the caller gets a bare 500, the function's log says why.
+      expect(r).toMatchObject({ ok: true, result: { statusCode: 500 } })
+      expect(logged.filter((l) => l.startsWith(registry)).join('\n')).toMatch(/FLOE_TABLE_SCHEMAS/)
+      expect(broken.report().find((c) => c.logicalId === registry)).toEqual({ logicalId: registry, invocations: 1, errors: 1 })
+    } finally {
+      await broken.stop()
+    }
+  })
+
+  it('a function that throws reports errorType and errorMessage; one that runs past its timeout is stopped as Lambda stops it', async () => {
+    // Two functions added to the copied assembly, with bundles of their own.
+    mkdirSync(join(dir, 'asset.rehearsal-test'), { recursive: true })
+    writeFileSync(join(dir, 'asset.rehearsal-test', 'index.mjs'), [
+      'export const fails = async () => { class TableMissing extends Error { name = "TableMissing" }; throw new TableMissing("no table " + process.env.AWS_LAMBDA_FUNCTION_NAME) }',
+      'export const slow = async (_e, context) => { await new Promise((r) => setTimeout(r, 60_000)); return context.getRemainingTimeInMillis() }',
+      'export const env = async (_e, context) => ({ region: process.env.AWS_REGION, memory: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, key: process.env.AWS_ACCESS_KEY_ID, endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, name: context.functionName, remaining: context.getRemainingTimeInMillis() > 0, home: process.env.HOME ?? null })',
+    ].join('\n'))
+    const base = inventory.find((f) => f.logicalId.startsWith('HealthFunction'))!
+    const fake = (logicalId: string, handler: string, timeoutSeconds: number): FunctionInventory => ({ ...base, logicalId, name: logicalId, handler, timeoutSeconds, assetPath: 'asset.rehearsal-test' })
+    const own = new FunctionHost([fake('Fails', 'index.fails', 3), fake('Slow', 'index.slow', 1), fake('Env', 'index.env', 3)], { assemblyDir: dir, credentials: () => ({ accessKeyId: 'AKIDENV', secretAccessKey: 'secret' }), endpoints: { dynamodb: endpoints.dynamodb } })
+    try {
+      expect(await own.invoke('Fails', {})).toMatchObject({ ok: false, error: { errorType: 'TableMissing', errorMessage: 'no table Fails' } })
+      const slow = await own.invoke('Slow', {})
+      expect(slow).toMatchObject({ ok: false, error: { errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/Task timed out after 1\.00 seconds$/) } })
+      expect(slow.ms).toBeLessThan(30_000)
+      const env = await own.invoke('Env', {})
+      expect(env).toMatchObject({ ok: true, result: { region: 'us-east-1', memory: String(base.memoryMb), key: 'AKIDENV', endpoint: endpoints.dynamodb, name: 'Env', remaining: true, home: null } })
+      expect(own.report()).toEqual([{ logicalId: 'Fails', invocations: 1, errors: 1 }, { logicalId: 'Slow', invocations: 1, errors: 1 }, { logicalId: 'Env', invocations: 1, errors: 0 }])
+    } finally {
+      await own.stop()
+    }
+  })
+})
