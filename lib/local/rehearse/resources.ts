@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb'
 import { CreateStreamCommand, DescribeStreamSummaryCommand, IncreaseStreamRetentionPeriodCommand, ResourceInUseException as StreamInUse, type KinesisClient } from '@aws-sdk/client-kinesis'
 import { CreateBucketCommand, HeadBucketCommand, PutBucketVersioningCommand, type S3Client } from '@aws-sdk/client-s3'
-import type { BucketPlan, QueuePlan, ResourcePlan, StreamPlan, TablePlan } from '../../core/rehearse/resource-plan'
+import type { BucketPlan, IndexPlan, QueuePlan, ResourcePlan, StreamPlan, TablePlan } from '../../core/rehearse/resource-plan'
 
 export interface RehearsalClients {
   readonly ddb: DynamoDBClient
@@ -45,6 +45,12 @@ export interface CreateOutcome {
   readonly failed: readonly { readonly kind: Created['kind']; readonly stack: string; readonly logicalId: string; readonly name: string; readonly problem: string }[]
 }
 
+/** An index of the plan as CreateTable takes it. */
+function index(i: IndexPlan) {
+  const { ProjectionType, NonKeyAttributes } = i.Projection
+  return { IndexName: i.IndexName, KeySchema: [...i.KeySchema], Projection: { ProjectionType, ...(NonKeyAttributes ? { NonKeyAttributes: [...NonKeyAttributes] } : {}) } }
+}
+
 async function createTable(ddb: DynamoDBClient, t: TablePlan): Promise<boolean> {
   // Local emulators need throughput for a provisioned table; its figure does not matter locally.
   const throughput = t.billingMode === 'PROVISIONED' ? { ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } } : {}
@@ -56,8 +62,8 @@ async function createTable(ddb: DynamoDBClient, t: TablePlan): Promise<boolean> 
       ...throughput,
       KeySchema: [...t.keySchema],
       AttributeDefinitions: [...t.attributeDefinitions],
-      ...(t.globalIndexes.length ? { GlobalSecondaryIndexes: t.globalIndexes.map((i) => ({ IndexName: i.IndexName, KeySchema: [...i.KeySchema], Projection: { ...i.Projection, ...(i.Projection.NonKeyAttributes ? { NonKeyAttributes: [...i.Projection.NonKeyAttributes] } : {}) }, ...throughput })) } : {}),
-      ...(t.localIndexes.length ? { LocalSecondaryIndexes: t.localIndexes.map((i) => ({ IndexName: i.IndexName, KeySchema: [...i.KeySchema], Projection: { ...i.Projection, ...(i.Projection.NonKeyAttributes ? { NonKeyAttributes: [...i.Projection.NonKeyAttributes] } : {}) } })) } : {}),
+      ...(t.globalIndexes.length ? { GlobalSecondaryIndexes: t.globalIndexes.map((i) => ({ ...index(i), ...throughput })) } : {}),
+      ...(t.localIndexes.length ? { LocalSecondaryIndexes: t.localIndexes.map(index) } : {}),
       ...(t.streamViewType ? { StreamSpecification: { StreamEnabled: true, StreamViewType: t.streamViewType as 'NEW_IMAGE' } } : {}),
     }))
   } catch (err) {
