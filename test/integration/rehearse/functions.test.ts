@@ -9,6 +9,8 @@ import { resourcePlan } from '../../../lib/core/rehearse/resource-plan'
 import { assemblyResolver } from '../../../lib/core/rehearse/resolve'
 import type { AssemblyStack } from '../../../lib/core/rehearse/template'
 import { FunctionHost } from '../../../lib/local/rehearse/functions'
+import { apiRoutes } from '../../../lib/core/rehearse/http-api'
+import { startRehearsalApi } from '../../../lib/local/rehearse/http-api'
 import { createResources } from '../../../lib/local/rehearse/resources'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 
@@ -72,6 +74,29 @@ describe('rehearsal function host', () => {
     expect(result.statusCode, result.body).toBe(200)
     expect(JSON.parse(result.body)).toEqual([])
     expect(host.report()).toEqual(expect.arrayContaining([{ logicalId: registry, invocations: 1, errors: 0 }]))
+  })
+
+  it('serves the HTTP API as the template declares it: routes to their functions, the authorizer in front of the routes that have it', async () => {
+    const stacks = load().stacks
+    const routes = apiRoutes(stacks, assemblyResolver(stacks), inventory)
+    const api = await startRehearsalApi({ routes, host })
+    try {
+      const before = new Map(host.report().map((c) => [c.logicalId, c.invocations]))
+      const health = await fetch(`${api.url}/health`)
+      expect(health.status).toBe(200)
+      const schemas = await fetch(`${api.url}/registry-server/api/schemas`)
+      expect(schemas.status).toBe(200)
+      expect(await schemas.json()).toEqual([])
+      // a page behind the basic-auth authorizer: the authorizer runs first, then the page asks for credentials
+      const home = await fetch(`${api.url}/home`)
+      expect(home.status).toBe(401)
+      expect(home.headers.get('www-authenticate')).toMatch(/^Basic /)
+      const after = new Map(host.report().map((c) => [c.logicalId, c.invocations]))
+      const ran = (prefixOfId: string) => (after.get(id(inventory, prefixOfId)) ?? 0) - (before.get(id(inventory, prefixOfId)) ?? 0)
+      expect([ran('HealthFunction'), ran('RegistryFunction'), ran('AuthorizerFunction'), ran('UiFunction')]).toEqual([1, 1, 1, 1])
+    } finally {
+      await api.close()
+    }
   })
 
   it('a function whose template lacks a variable its code needs reports its error, counted', async () => {
