@@ -11,6 +11,9 @@ import type { AssemblyStack } from '../../../lib/core/rehearse/template'
 import { FunctionHost } from '../../../lib/local/rehearse/functions'
 import { apiRoutes } from '../../../lib/core/rehearse/http-api'
 import { startRehearsalApi } from '../../../lib/local/rehearse/http-api'
+import { mappingSettings, startMappings, streamNameOf } from '../../../lib/local/rehearse/triggers'
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
+import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { createResources } from '../../../lib/local/rehearse/resources'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 
@@ -140,6 +143,38 @@ describe('rehearsal function host', () => {
       expect(env).toMatchObject({ ok: true, result: { region: 'us-east-1', memory: String(base.memoryMb), key: 'AKIDENV', endpoint: endpoints.dynamodb, name: 'Env', remaining: true, home: null } })
       expect(own.report()).toEqual([{ logicalId: 'Fails', invocations: 1, errors: 1 }, { logicalId: 'Slow', invocations: 1, errors: 1 }, { logicalId: 'Env', invocations: 1, errors: 0 }])
     } finally {
+      await own.stop()
+    }
+  })
+
+  it('runs the Kinesis event source mappings as the template declares them: the archive function archives what reaches its stream', async () => {
+    const file = join(dir, 'FloeApp.template.json')
+    const template = JSON.parse(readFileSync(file, 'utf8'))
+    const archive = id(inventory, 'ArchiveFunction')
+    const declared = inventory.find((f) => f.logicalId === archive)!.triggers
+    expect(declared.length).toBeGreaterThan(0)
+    // the settings come from the template (its 60 s batching window cut to 1 s in the copy, so the test does not wait a minute)
+    expect(mappingSettings(declared[0]!)).toMatchObject({ batchSize: 10000, maxBatchingWindowSeconds: 60, bisectBatchOnError: true, reportBatchItemFailures: true, retryAttempts: 5, maxRecordAgeSeconds: 3600, startingPosition: 'TRIM_HORIZON' })
+    for (const t of declared) template.Resources[t.logicalId].Properties.MaximumBatchingWindowInSeconds = 1
+    writeFileSync(file, JSON.stringify(template))
+    const { stacks, inventory: edited } = load()
+    const fn = edited.find((f) => f.logicalId === archive)!
+    const bad = fn.triggers.find((t) => /BadStream/.test(t.logicalId))!
+    const clients = testClients()
+    const stream = streamNameOf(bad.source)!
+    await clients.kinesis.send(new PutRecordsCommand({ StreamName: stream, Records: [1, 2, 3].map((i) => ({ PartitionKey: `k${i}`, Data: Buffer.from(JSON.stringify({ schema: 'iglu:x/y/jsonschema/1-0-0', data: { i } })) })) }))
+    const own = new FunctionHost(edited, { assemblyDir: dir, credentials, endpoints: { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 } })
+    const mappings = await startMappings({ functions: [{ ...fn, triggers: [bad] }], host: own, kinesis: clients.kinesis, s3: clients.s3, pollIntervalMs: 100 })
+    try {
+      expect(mappings.started).toEqual([{ logicalId: bad.logicalId, function: archive, stream }])
+      await mappings.drain()
+      const bucket = resourcePlan(stacks, assemblyResolver(stacks)).buckets.find((b) => /ArchiveBucket/.test(b.logicalId))!.name
+      const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: bucket }))
+      expect((listed.Contents ?? []).length).toBeGreaterThan(0)
+      expect(own.report()).toEqual(expect.arrayContaining([expect.objectContaining({ logicalId: archive, errors: 0 })]))
+      expect(own.report().find((c) => c.logicalId === archive)!.invocations).toBeGreaterThan(0)
+    } finally {
+      await mappings.stop()
       await own.stop()
     }
   })
