@@ -12,6 +12,8 @@ import { FunctionHost } from '../../../lib/local/rehearse/functions'
 import { apiRoutes } from '../../../lib/core/rehearse/http-api'
 import { startRehearsalApi } from '../../../lib/local/rehearse/http-api'
 import { mappingSettings, startMappings, streamNameOf } from '../../../lib/local/rehearse/triggers'
+import { startHttp2Bridge } from '../../../lib/local/rehearse/h2-bridge'
+import { eventsOf, readPayloads } from '../../support/streams'
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
 import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { createResources } from '../../../lib/local/rehearse/resources'
@@ -99,6 +101,26 @@ describe('rehearsal function host', () => {
       expect([ran('HealthFunction'), ran('RegistryFunction'), ran('AuthorizerFunction'), ran('UiFunction')]).toEqual([1, 1, 1, 1])
     } finally {
       await api.close()
+    }
+  })
+
+  it('the collector writes to its Kinesis stream with the SDK\'s own HTTP/2 client, bridged to kinesalite', async () => {
+    const { stacks, inventory: current } = load()
+    const bridge = await startHttp2Bridge(endpoints.kinesis)
+    const own = new FunctionHost(current, { assemblyDir: dir, credentials, endpoints: { dynamodb: endpoints.dynamodb, kinesis: bridge.url, s3: endpoints.s3 } })
+    const api = await startRehearsalApi({ routes: apiRoutes(stacks, assemblyResolver(stacks), current), host: own })
+    try {
+      const res = await fetch(`${api.url}/i?e=pv&url=http%3A%2F%2Fshop.example%2F&aid=rehearsal&p=web&tv=js-3.0.0`)
+      expect(res.status).toBe(200)
+      const collector = current.find((f) => f.logicalId.startsWith('CollectorFunction'))!
+      const raw = streamNameOf(collector.environment.FLOE_STREAM_RAW!.startsWith('arn:') ? collector.environment.FLOE_STREAM_RAW! : `x:stream/${collector.environment.FLOE_STREAM_RAW}`)!
+      const events = eventsOf(await readPayloads(testClients().kinesis, raw))
+      expect(events.map((e) => e.aid)).toEqual(['rehearsal'])
+      expect(own.report().find((c) => c.logicalId === collector.logicalId)).toEqual({ logicalId: collector.logicalId, invocations: 1, errors: 0 })
+    } finally {
+      await api.close()
+      await own.stop()
+      await bridge.close()
     }
   })
 
