@@ -12,6 +12,7 @@ import { FunctionHost } from '../../../lib/local/rehearse/functions'
 import { apiRoutes } from '../../../lib/core/rehearse/http-api'
 import { startRehearsalApi } from '../../../lib/local/rehearse/http-api'
 import { mappingSettings, startMappings, streamNameOf } from '../../../lib/local/rehearse/triggers'
+import { runAssembly } from '../../../lib/local/rehearse/run'
 import { startHttp2Bridge } from '../../../lib/local/rehearse/h2-bridge'
 import { eventsOf, readPayloads } from '../../support/streams'
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
@@ -47,7 +48,7 @@ describe('rehearsal function host', () => {
     const stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
     return { stacks, inventory: functionInventory(stacks, assemblyResolver(stacks)) }
   }
-  const id = (inv: FunctionInventory[], prefixOfId: string) => inv.find((f) => f.logicalId.startsWith(prefixOfId))!.logicalId
+  const id = (inv: readonly FunctionInventory[], prefixOfId: string) => inv.find((f) => f.logicalId.startsWith(prefixOfId))!.logicalId
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'floe-rehearse-functions-'))
@@ -198,6 +199,27 @@ describe('rehearsal function host', () => {
     } finally {
       await mappings.stop()
       await own.stop()
+    }
+  })
+
+  it('runs the whole assembly: a tracker request through the HTTP API reaches the raw stream and the archive through its mapping', async () => {
+    // (after the test above: the copy's archive mappings wait 1 s, not 60)
+    const { stacks } = load()
+    const run = await runAssembly({ dir, stacks, clients: testClients(), endpoints: { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 }, credentials, pollIntervalMs: 100 })
+    try {
+      expect(run.created.failed.map((f) => f.kind)).toEqual(run.plan.queues.map(() => 'queue'))
+      const archive = id(run.functions, 'ArchiveFunction')
+      expect(run.mappings!.started.filter((m) => m.function === archive).length).toBeGreaterThan(0)
+      // enrich's mappings are disabled without the licence: skipped, and said so
+      expect(run.mappings!.skipped.filter((m) => m.function.startsWith('EnrichFunction')).map((m) => m.reason)).toContain('disabled in the template')
+      expect((await fetch(`${run.url}/i?e=pv&aid=whole&p=web&tv=js-3.0.0`)).status).toBe(200)
+      await run.mappings!.drain()
+      const counts = run.report()
+      expect(counts.find((c) => c.logicalId.startsWith('CollectorFunction'))).toMatchObject({ invocations: 1, errors: 0 })
+      expect(counts.find((c) => c.logicalId === archive)!.invocations).toBeGreaterThan(0)
+      expect(counts.filter((c) => c.errors > 0)).toEqual([])
+    } finally {
+      await run.stop()
     }
   })
 })
