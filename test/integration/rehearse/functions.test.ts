@@ -16,7 +16,7 @@ import { runAssembly } from '../../../lib/local/rehearse/run'
 import { startHttp2Bridge } from '../../../lib/local/rehearse/h2-bridge'
 import { eventsOf, readPayloads } from '../../support/streams'
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis'
-import { ListObjectsV2Command } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { createResources } from '../../../lib/local/rehearse/resources'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 
@@ -220,6 +220,35 @@ describe('rehearsal function host', () => {
       expect(counts.filter((c) => c.errors > 0)).toEqual([])
     } finally {
       await run.stop()
+    }
+  })
+
+  it('a batch its function fails on, past the mapping\'s retries, goes to the mapping\'s S3 on-failure destination', async () => {
+    mkdirSync(join(dir, 'asset.rehearsal-fails'), { recursive: true })
+    writeFileSync(join(dir, 'asset.rehearsal-fails', 'index.mjs'), 'export const handler = async () => { throw new Error("cannot take these records") }\n')
+    const { stacks, inventory: current } = load()
+    const plan = resourcePlan(stacks, assemblyResolver(stacks))
+    // a destination bucket of its own: nothing else writes there
+    const bucket = { name: uniquePrefix('failures') }
+    await testClients().s3.send(new CreateBucketCommand({ Bucket: bucket.name }))
+    const stream = plan.streams.find((x) => /PiiStream/.test(x.logicalId))!
+    const base = current.find((f) => f.logicalId.startsWith('HealthFunction'))!
+    const failing: FunctionInventory = {
+      ...base, logicalId: 'Refuses', name: 'Refuses', handler: 'index.handler', assetPath: 'asset.rehearsal-fails', routes: [],
+      triggers: [{ logicalId: 'RefusesMapping', source: `arn:aws:kinesis:us-east-1:000000000000:stream/${stream.name}`, kind: 'kinesis', enabled: true, batchSize: 10, maxBatchingWindowSeconds: 0, startingPosition: 'TRIM_HORIZON', bisectOnError: false, reportBatchItemFailures: false, maxRetryAttempts: 0, onFailure: `arn:aws:s3:::${bucket.name}` }],
+    }
+    const clients = testClients()
+    await clients.kinesis.send(new PutRecordsCommand({ StreamName: stream.name, Records: [{ PartitionKey: 'k', Data: Buffer.from('{"x":1}') }] }))
+    const own = new FunctionHost([failing], { assemblyDir: dir, credentials, endpoints: {} })
+    const mappings = await startMappings({ functions: [failing], host: own, kinesis: clients.kinesis, s3: clients.s3, pollIntervalMs: 100 })
+    try {
+      await mappings.drain()
+      const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: bucket.name }))
+      expect((listed.Contents ?? []).map((o) => o.Key)).toEqual([expect.stringMatching(/^aws\/lambda\//)])
+      expect(own.report()).toEqual([{ logicalId: 'Refuses', invocations: 1, errors: 1 }])
+    } finally {
+      await mappings.stop()
+      await own.stop()
     }
   })
 })
