@@ -36,7 +36,7 @@ export interface FunctionHostOptions {
   readonly endpoints: Readonly<Record<string, string>>
   /** Where the AWS SDK that Lambda's runtime provides is resolved from: a directory with `node_modules/@aws-sdk` (default: this project). */
   readonly sdkFrom?: string
-  /** Region of the functions (default each function's stack's, else us-east-1). */
+  /** Region of the functions (default us-east-1, the resolver's default). */
   readonly region?: string
   /** Each line a function writes (its log stream). */
   readonly log?: (logicalId: string, line: string) => void
