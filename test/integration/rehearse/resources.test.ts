@@ -10,7 +10,9 @@ import { resourcePlan, type ResourcePlan } from '../../../lib/core/rehearse/reso
 import { assemblyResolver } from '../../../lib/core/rehearse/resolve'
 import type { AssemblyStack } from '../../../lib/core/rehearse/template'
 import { createResources, type CreateOutcome } from '../../../lib/local/rehearse/resources'
-import { testClients, uniquePrefix } from '../../support/stack'
+import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
+import { projectRoot } from '../../../lib/local/handlers'
+import { spawn } from 'node:child_process'
 import { synthAssembly } from '../../support/synth'
 
 /**
@@ -94,4 +96,28 @@ describe('rehearsal resources from the templates', () => {
     expect(again.failed).toEqual([])
     expect(again.created.filter((x) => x.created)).toEqual([])
   })
+
+  it('a creation killed mid-way (kill -9) is completed by the next one: every resource there as declared', async () => {
+    const prefix = uniquePrefix('K')
+    const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/rehearse-create.mts'), dir, prefix, JSON.stringify(sharedEndpoints())], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    // killed as soon as the first resource is reported created: the others are in flight or not begun
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (d) => {
+        out += d
+        if (/^created /m.test(out)) { child.kill('SIGKILL'); resolve() }
+      })
+      child.once('exit', () => resolve())
+    })
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)))
+    expect(child.signalCode, out).toBe('SIGKILL')
+    const renamed = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
+    const again = resourcePlan(renamed, assemblyResolver(renamed))
+    const done = await createResources({ ...again, queues: [] }, c)
+    expect(done.failed).toEqual([])
+    expect(done.created).toHaveLength(again.tables.length + again.streams.length + again.buckets.length)
+    for (const t of again.tables) expect((await c.ddb.send(new DescribeTableCommand({ TableName: t.name }))).Table?.TableStatus).toBe('ACTIVE')
+    for (const s of again.streams) expect((await c.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: s.name }))).StreamDescriptionSummary).toMatchObject({ StreamStatus: 'ACTIVE', OpenShardCount: s.shardCount })
+    for (const b of again.buckets) await c.s3.send(new HeadBucketCommand({ Bucket: b.name }))
+  }, 120_000)
 })
