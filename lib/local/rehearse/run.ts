@@ -17,7 +17,7 @@ import { FunctionHost, type FunctionCount, type FunctionCredentials } from './fu
 import { startHttp2Bridge } from './h2-bridge'
 import { startRehearsalApi } from './http-api'
 import { createResources, type CreateOutcome } from './resources'
-import { startMappings, type RunningMappings } from './triggers'
+import { startMappings, type MappingRunOptions, type RunningMappings } from './triggers'
 
 export interface RunOptions {
   readonly dir: string
@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly bridgeKinesis?: boolean
   readonly credentials: (fn: FunctionInventory) => FunctionCredentials
   readonly createQueue?: (q: QueuePlan) => Promise<void>
+  /** Runs an SQS mapping (see startMappings); without it SQS mappings are skipped. */
+  readonly startQueueTrigger?: MappingRunOptions['startQueueTrigger']
   /** Start the event source mappings (default true). */
   readonly mappings?: boolean
   readonly pollIntervalMs?: number
@@ -63,7 +65,7 @@ export async function runAssembly(o: RunOptions): Promise<RunningAssembly> {
     stops.unshift(() => host.stop())
     const api = await startRehearsalApi({ routes: apiRoutes(o.stacks, resolver, functions), host, log })
     stops.unshift(() => api.close())
-    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
+    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
     if (mappings) stops.unshift(() => mappings.stop())
     return {
       plan, created, functions, host, url: api.url,

@@ -5,7 +5,8 @@
  * bisect, ReportBatchItemFailures, retries, record age, parallelization)
  * and Lambda's defaults where it says nothing; the function invoked through
  * the function host; batches given up on written to the mapping's on-failure
- * destination (an S3 bucket; a queue destination needs the SQS port).
+ * destination (an S3 bucket; a queue destination needs the SQS port). SQS
+ * mappings go to the SQS trigger given (a port), else they are skipped.
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import type { KinesisClient } from '@aws-sdk/client-kinesis'
@@ -51,11 +52,17 @@ export interface MappingRunOptions {
   readonly s3: S3Client
   readonly checkpoints?: CheckpointStore
   readonly pollIntervalMs?: number
+  /**
+   * Starts an SQS mapping (an SQS endpoint's trigger emulator), given the
+   * mapping as the template declares it and the function to invoke (throws
+   * the function's error); without it, SQS mappings are skipped.
+   */
+  readonly startQueueTrigger?: (t: Trigger, fn: FunctionInventory, invoke: (event: unknown) => Promise<unknown>) => Promise<{ stop(): Promise<void>; drain?(): Promise<void> }>
   readonly log?: (line: string) => void
 }
 
 export interface RunningMappings {
-  /** `{logicalId, function, stream}` of each mapping started. */
+  /** `{logicalId, function, stream}` of each mapping started (`stream`: a queue's ARN for an SQS mapping). */
   readonly started: readonly { readonly logicalId: string; readonly function: string; readonly stream: string }[]
   /** Mappings not started, and why (disabled, not a Kinesis source). */
   readonly skipped: readonly { readonly logicalId: string; readonly function: string; readonly reason: string }[]
@@ -69,10 +76,22 @@ export async function startMappings(o: MappingRunOptions): Promise<RunningMappin
   const started: RunningMappings['started'][number][] = []
   const skipped: RunningMappings['skipped'][number][] = []
   const checkpoints = o.checkpoints ?? new MemoryCheckpointStore()
+  const queueTriggers: { stop(): Promise<void>; drain?(): Promise<void> }[] = []
+  const invokeOf = (fn: FunctionInventory) => async (event: unknown) => {
+    const r = await o.host.invoke(fn.logicalId, event)
+    if (!r.ok) throw Object.assign(new Error(r.error.errorMessage), { name: r.error.errorType })
+    return r.result
+  }
   for (const fn of o.functions) {
     for (const t of fn.triggers) {
       const stream = t.kind === 'kinesis' ? streamNameOf(t.source) : undefined
       if (!t.enabled) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: 'disabled in the template' }); continue }
+      if (t.kind === 'sqs') {
+        if (!o.startQueueTrigger) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: 'sqs source: no SQS trigger given' }); continue }
+        queueTriggers.push(await o.startQueueTrigger(t, fn, invokeOf(fn)))
+        started.push({ logicalId: t.logicalId, function: fn.logicalId, stream: t.source })
+        continue
+      }
       if (stream === undefined) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: `${t.kind} source: not run by the stream trigger emulator` }); continue }
       const writeFailure = async (doc: FailureDocument) => {
         const bucket = t.onFailure === undefined ? undefined : /^arn:[^:]+:s3:::([^/]+)$/.exec(t.onFailure)?.[1]
@@ -86,11 +105,7 @@ export async function startMappings(o: MappingRunOptions): Promise<RunningMappin
         functionName: fn.name,
         settings: mappingSettings(t),
         checkpoints,
-        invoke: async (event) => {
-          const r = await o.host.invoke(fn.logicalId, event)
-          if (!r.ok) throw Object.assign(new Error(r.error.errorMessage), { name: r.error.errorType })
-          return r.result
-        },
+        invoke: invokeOf(fn),
         writeFailure,
         ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
         ...(o.log ? { log: o.log } : {}),
@@ -103,7 +118,7 @@ export async function startMappings(o: MappingRunOptions): Promise<RunningMappin
   return {
     started,
     skipped,
-    drain: async () => { await Promise.all(triggers.map((t) => t.drain())) },
-    stop: async () => { await Promise.all(triggers.map((t) => t.stop())) },
+    drain: async () => { await Promise.all([...triggers.map((t) => t.drain()), ...queueTriggers.map((t) => t.drain?.())]) },
+    stop: async () => { await Promise.all([...triggers.map((t) => t.stop()), ...queueTriggers.map((t) => t.stop())]) },
   }
 }

@@ -18,3 +18,30 @@ describe('event source mapping settings from the template', () => {
     expect(streamNameOf('arn:aws:sqs:eu-west-1:1:q')).toBeUndefined()
   })
 })
+
+describe('SQS mappings', () => {
+  it('go to the SQS trigger given, which invokes the function through the host (its error thrown); without one they are skipped', async () => {
+    const { startMappings } = await import('../../../lib/local/rehearse/triggers')
+    const sqs = trigger({ logicalId: 'Q', source: 'arn:aws:sqs:us-east-1:000000000000:work.fifo', kind: 'sqs', batchSize: 1 })
+    const fn = { stack: 'S', logicalId: 'Worker', name: 'Worker', arn: '', memoryMb: 128, timeoutSeconds: 3, environment: {}, triggers: [sqs], routes: [], problems: [] }
+    const calls: unknown[] = []
+    const host = { invoke: async (id: string, event: unknown) => (calls.push([id, event]), (event as { fail?: boolean }).fail ? { ok: false as const, error: { errorType: 'Boom', errorMessage: 'no' }, ms: 0 } : { ok: true as const, result: 'done', ms: 0 }) }
+    const none = await startMappings({ functions: [fn], host, kinesis: {} as never, s3: {} as never })
+    expect(none.skipped).toEqual([{ logicalId: 'Q', function: 'Worker', reason: 'sqs source: no SQS trigger given' }])
+    let stopped = false
+    const seen: unknown[] = []
+    const running = await startMappings({
+      functions: [fn], host, kinesis: {} as never, s3: {} as never,
+      startQueueTrigger: async (t, f, invoke) => {
+        seen.push([t.logicalId, t.batchSize, f.logicalId, await invoke({ Records: [] })])
+        await expect(invoke({ fail: true })).rejects.toMatchObject({ name: 'Boom', message: 'no' })
+        return { stop: async () => { stopped = true } }
+      },
+    })
+    expect(running.started).toEqual([{ logicalId: 'Q', function: 'Worker', stream: 'arn:aws:sqs:us-east-1:000000000000:work.fifo' }])
+    expect(seen).toEqual([['Q', 1, 'Worker', 'done']])
+    expect(calls).toHaveLength(2)
+    await running.stop()
+    expect(stopped).toBe(true)
+  })
+})
