@@ -8,7 +8,8 @@
  * endpoint variables (`AWS_ENDPOINT_URL_<SERVICE>`) pointing at the local
  * emulators, its memory as the heap limit, its timeout enforced (the
  * sandbox is killed and the invocation fails as Lambda reports it). One
- * invocation at a time per function. Invocations and errors are counted per
+ * invocation at a time per sandbox; up to `concurrency` sandboxes per
+ * function. Invocations and errors are counted per
  * logical ID.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -38,6 +39,11 @@ export interface FunctionHostOptions {
   readonly sdkFrom?: string
   /** Region of the functions (default us-east-1, the resolver's default). */
   readonly region?: string
+  /**
+   * Sandboxes per function at most (default 1: its invocations run one after
+   * another). Lambda runs concurrent invocations in sandboxes of their own.
+   */
+  readonly concurrency?: number
   /** Each line a function writes (its log stream). */
   readonly log?: (logicalId: string, line: string) => void
 }
@@ -113,6 +119,13 @@ export function functionEnvironment(fn: FunctionInventory, taskRoot: string, o: 
   }
 }
 
+/** The sandboxes of one function: idle ones, all of them, and invocations waiting for one. */
+interface Pool {
+  readonly idle: Sandbox[]
+  readonly all: Set<Sandbox>
+  readonly waiting: (() => void)[]
+}
+
 interface Sandbox {
   readonly child: ChildProcess
   readonly ready: Promise<void>
@@ -130,25 +143,22 @@ function serverError(result: unknown): boolean {
 
 export class FunctionHost {
   private readonly byId = new Map<string, FunctionInventory>()
-  private readonly sandboxes = new Map<string, Sandbox>()
-  private readonly queues = new Map<string, Promise<unknown>>()
+  private readonly pools = new Map<string, Pool>()
   private readonly counts = new Map<string, { invocations: number; errors: number }>()
 
   constructor(functions: readonly FunctionInventory[], private readonly o: FunctionHostOptions) {
     for (const f of functions) {
       this.byId.set(f.logicalId, f)
       this.counts.set(f.logicalId, { invocations: 0, errors: 0 })
+      this.pools.set(f.logicalId, { idle: [], all: new Set(), waiting: [] })
     }
   }
 
-  /** Invokes a function (by logical ID) with an event; invocations of one function run one after another. */
+  /** Invokes a function (by logical ID) with an event, in an idle sandbox of it, a new one (up to `concurrency`), or once one is free. */
   invoke(logicalId: string, event: unknown): Promise<Invocation> {
     const fn = this.byId.get(logicalId)
     if (!fn) return Promise.reject(new Error(`no function ${logicalId} in the assembly`))
-    const previous = this.queues.get(logicalId) ?? Promise.resolve()
-    const next = previous.then(() => this.invokeNow(fn, event))
-    this.queues.set(logicalId, next.catch(() => {}))
-    return next
+    return this.invokeNow(fn, event)
   }
 
   /** `{logicalId, invocations, errors}` of every function. */
@@ -158,21 +168,42 @@ export class FunctionHost {
 
   /** Stops every sandbox. */
   async stop(): Promise<void> {
-    await Promise.all([...this.sandboxes.keys()].map((id) => this.kill(id)))
+    await Promise.all([...this.pools.values()].flatMap((p) => [...p.all].map((s) => this.kill(p, s))))
   }
 
-  private async kill(logicalId: string): Promise<void> {
-    const s = this.sandboxes.get(logicalId)
-    this.sandboxes.delete(logicalId)
-    if (!s || s.exited !== undefined) return
+  private async kill(pool: Pool, s: Sandbox): Promise<void> {
+    this.drop(pool, s)
+    if (s.exited !== undefined) return
     const gone = new Promise<void>((r) => s.child.once('exit', () => r()))
     s.child.kill('SIGKILL')
     await gone
   }
 
-  private sandbox(fn: FunctionInventory): Sandbox {
-    const existing = this.sandboxes.get(fn.logicalId)
-    if (existing && existing.exited === undefined) return existing
+  /** Forgets a sandbox (exited or killed) and lets a waiting invocation start one. */
+  private drop(pool: Pool, s: Sandbox): void {
+    if (!pool.all.delete(s)) return
+    const i = pool.idle.indexOf(s)
+    if (i >= 0) pool.idle.splice(i, 1)
+    pool.waiting.shift()?.()
+  }
+
+  private async acquire(fn: FunctionInventory, pool: Pool): Promise<Sandbox> {
+    for (;;) {
+      const idle = pool.idle.pop()
+      if (idle && idle.exited === undefined) return idle
+      if (idle) continue
+      if (pool.all.size < Math.max(1, this.o.concurrency ?? 1)) return this.spawn(fn, pool)
+      await new Promise<void>((r) => pool.waiting.push(r))
+    }
+  }
+
+  private release(pool: Pool, s: Sandbox): void {
+    if (s.exited !== undefined || !pool.all.has(s)) return
+    pool.idle.push(s)
+    pool.waiting.shift()?.()
+  }
+
+  private spawn(fn: FunctionInventory, pool: Pool): Sandbox {
     if (!fn.assetPath) throw new Error(`${fn.logicalId} has no bundle in the assembly (aws:asset:path)`)
     const taskRoot = resolvePath(this.o.assemblyDir, fn.assetPath)
     const env = functionEnvironment(fn, taskRoot, { endpoints: this.o.endpoints, region: this.o.region, credentials: this.o.credentials(fn) })
@@ -190,7 +221,11 @@ export class FunctionHost {
     child.stdout!.on('data', lines)
     child.stderr!.on('data', lines)
     const exit: { reason?: string } = {}
-    child.once('exit', (code, signal) => { exit.reason = signal ? `signal ${signal}` : `exit status ${code}`; s.exited = exit.reason })
+    child.once('exit', (code, signal) => {
+      exit.reason = signal ? `signal ${signal}` : `exit status ${code}`
+      s.exited = exit.reason
+      this.drop(pool, s)
+    })
     const s: Sandbox = {
       child,
       tail,
@@ -201,7 +236,7 @@ export class FunctionHost {
       }),
     }
     s.ready.catch(() => {})
-    this.sandboxes.set(fn.logicalId, s)
+    pool.all.add(s)
     return s
   }
 
@@ -217,15 +252,15 @@ export class FunctionHost {
   }
 
   private async run(fn: FunctionInventory, event: unknown, requestId: string): Promise<{ result: unknown } | { error: FunctionError }> {
-    const s = this.sandbox(fn)
+    const pool = this.pools.get(fn.logicalId)!
+    const s = await this.acquire(fn, pool)
     try {
       await s.ready
     } catch {
-      this.sandboxes.delete(fn.logicalId)
       return { error: { errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited during initialization (${s.exited}): ${s.tail.slice(-3).join(' | ')}` } }
     }
     const timeoutMs = fn.timeoutSeconds * 1000
-    return new Promise((resolve) => {
+    const answer = await new Promise<{ result: unknown } | { error: FunctionError }>((resolve) => {
       const id = requestId
       let timer: NodeJS.Timeout | undefined
       const finish = (x: { result: unknown } | { error: FunctionError }) => {
@@ -239,7 +274,6 @@ export class FunctionHost {
         finish(m.error ? { error: m.error } : { result: m.result })
       }
       const onExit = () => {
-        this.sandboxes.delete(fn.logicalId)
         finish({ error: { errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${id} Error: Runtime exited with error: ${s.exited ?? 'exit'}: ${s.tail.slice(-3).join(' | ')}` } })
       }
       s.child.on('message', onMessage)
@@ -247,10 +281,12 @@ export class FunctionHost {
       timer = setTimeout(() => {
         // As Lambda: the sandbox is discarded, the next invocation starts a fresh one.
         s.child.off('exit', onExit)
-        void this.kill(fn.logicalId)
+        void this.kill(pool, s)
         finish({ error: { errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${id} Error: Task timed out after ${fn.timeoutSeconds.toFixed(2)} seconds` } })
       }, timeoutMs)
       s.child.send({ type: 'invoke', id, requestId: id, arn: fn.arn, deadline: Date.now() + timeoutMs, event })
     })
+    this.release(pool, s)
+    return answer
   }
 }

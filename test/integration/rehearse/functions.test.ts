@@ -170,6 +170,24 @@ describe('rehearsal function host', () => {
     }
   })
 
+  it('concurrent invocations: one sandbox runs them one after another; with a concurrency of 2, each in a sandbox of its own', async () => {
+    mkdirSync(join(dir, 'asset.rehearsal-pid'), { recursive: true })
+    writeFileSync(join(dir, 'asset.rehearsal-pid', 'index.mjs'), 'export const handler = async () => { await new Promise((r) => setTimeout(r, 200)); return process.pid }\n')
+    const base = inventory.find((f) => f.logicalId.startsWith('HealthFunction'))!
+    const pid: FunctionInventory = { ...base, logicalId: 'Pid', name: 'Pid', handler: 'index.handler', assetPath: 'asset.rehearsal-pid' }
+    for (const [concurrency, sandboxes] of [[1, 1], [2, 2]] as const) {
+      const own = new FunctionHost([pid], { assemblyDir: dir, credentials, endpoints: {}, concurrency })
+      try {
+        const answers = await Promise.all([own.invoke('Pid', {}), own.invoke('Pid', {})])
+        expect(answers.every((a) => a.ok)).toBe(true)
+        expect(new Set(answers.map((a) => (a as { result: number }).result)).size).toBe(sandboxes)
+        expect(own.report()).toEqual([{ logicalId: 'Pid', invocations: 2, errors: 0 }])
+      } finally {
+        await own.stop()
+      }
+    }
+  })
+
   it('runs the Kinesis event source mappings as the template declares them: the archive function archives what reaches its stream', async () => {
     const file = join(dir, 'FloeApp.template.json')
     const template = JSON.parse(readFileSync(file, 'utf8'))
