@@ -60,7 +60,7 @@ export async function rehearseAssembly(dir: string, now: () => number = () => pe
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url))
 
 /** `npx cdk synth --all --quiet -o <out>` in the project, offline (no credentials are read). */
-async function synthesize(out: string, log: (s: string) => void): Promise<void> {
+export async function synthesize(out: string, log: (s: string) => void): Promise<void> {
   const env = { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', CDK_DISABLE_CLI_TELEMETRY: 'true' }
   const child = spawn('npx', ['cdk', 'synth', '--all', '--quiet', '--output', out], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let text = ''

@@ -10,33 +10,48 @@ import { invoke, InvocationTimeoutError } from './handlers'
 import { countExchange } from './metrics'
 import { ACME_CHALLENGE_PREFIX } from '../core/https/rules'
 
-interface CompiledRoute {
+interface CompiledRoute<F extends string = FunctionKey> {
   readonly routeKey: string
   readonly method: string
   readonly segments: readonly string[]
   readonly greedy: boolean
-  readonly fn: FunctionKey
+  readonly fn: F
+}
+
+/** A route table: the routes, and what `$default` reaches. */
+export interface RouteTable<F extends string = FunctionKey> {
+  readonly routes: readonly CompiledRoute<F>[]
+  readonly fallback?: F
+}
+
+/** A route table from route keys (`GET /health`, `ANY /x/{proxy+}`, `$default`) and what each reaches. */
+export function compileRouteKeys<F extends string>(entries: readonly { readonly routeKey: string; readonly fn: F }[]): RouteTable<F> {
+  const routes: CompiledRoute<F>[] = []
+  let fallback: F | undefined
+  for (const { routeKey, fn } of entries) {
+    if (routeKey === '$default') {
+      if (fallback !== undefined && fallback !== fn) throw new Error(`Both ${fallback} and ${fn} declare the $default route`)
+      fallback = fn
+      continue
+    }
+    const space = routeKey.indexOf(' ')
+    const method = routeKey.slice(0, space)
+    const segments = routeKey.slice(space + 1).split('/').filter(Boolean)
+    routes.push({ routeKey, method, segments, greedy: segments.at(-1)?.endsWith('+}') ?? false, fn })
+  }
+  return fallback === undefined ? { routes } : { routes, fallback }
 }
 
 /** The routes of every declared function, as the HTTP API would have them. */
-export function compileRoutes(): { routes: CompiledRoute[]; fallback?: FunctionKey } {
-  const routes: CompiledRoute[] = []
-  let fallback: FunctionKey | undefined
+export function compileRoutes(): RouteTable {
+  const entries: { routeKey: string; fn: FunctionKey }[] = []
   for (const [fn, decl] of Object.entries(functions) as [FunctionKey, { routes?: readonly RouteDecl[] }][]) {
-    for (const r of decl.routes ?? []) {
-      if (r === '$default') {
-        if (fallback) throw new Error(`Both ${fallback} and ${fn} declare the $default route`)
-        fallback = fn
-        continue
-      }
-      const segments = r.path.split('/').filter(Boolean)
-      routes.push({ routeKey: `${r.method} ${r.path}`, method: r.method, segments, greedy: segments.at(-1)?.endsWith('+}') ?? false, fn })
-    }
+    for (const r of decl.routes ?? []) entries.push({ routeKey: r === '$default' ? '$default' : `${r.method} ${r.path}`, fn })
   }
-  return { routes, fallback }
+  return compileRouteKeys(entries)
 }
 
-function matchRoute(route: CompiledRoute, parts: string[]): Record<string, string> | undefined {
+function matchRoute<F extends string>(route: CompiledRoute<F>, parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {}
   const segs = route.segments
   for (let i = 0; i < segs.length; i++) {
@@ -58,13 +73,13 @@ function matchRoute(route: CompiledRoute, parts: string[]): Record<string, strin
  * segments over variables, greedy variables last), a method-specific route over
  * `ANY`, and `$default` when nothing matches.
  */
-export function selectRoute(
-  table: ReturnType<typeof compileRoutes>,
+export function selectRoute<F extends string = FunctionKey>(
+  table: RouteTable<F>,
   method: string,
   path: string,
-): { fn: FunctionKey; routeKey: string; params?: Record<string, string> } | undefined {
+): { fn: F; routeKey: string; params?: Record<string, string> } | undefined {
   const parts = path.split('/').filter(Boolean)
-  let best: { route: CompiledRoute; params: Record<string, string>; score: number[] } | undefined
+  let best: { route: CompiledRoute<F>; params: Record<string, string>; score: number[] } | undefined
   for (const route of table.routes) {
     if (route.method !== 'ANY' && route.method !== method) continue
     const params = matchRoute(route, parts)
@@ -196,7 +211,7 @@ export async function writeResult(res: ServerResponse, result: unknown): Promise
   res.end(body)
 }
 
-function errorResponse(res: ServerResponse, status: number, message: string): void {
+export function errorResponse(res: ServerResponse, status: number, message: string): void {
   const body = JSON.stringify({ message })
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
   res.end(body)

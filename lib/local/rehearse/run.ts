@@ -1,0 +1,80 @@
+/**
+ * A cloud assembly running on the local emulators: its data resources
+ * created from the templates, its functions hosted from their bundles, its
+ * HTTP API served from the template's routes and authorizer, its Kinesis
+ * event source mappings polling. What the rehearsal's clients talk to; the
+ * function counts are its report's `functions`.
+ */
+import type { KinesisClient } from '@aws-sdk/client-kinesis'
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { S3Client } from '@aws-sdk/client-s3'
+import { apiRoutes } from '../../core/rehearse/http-api'
+import { functionInventory, type FunctionInventory } from '../../core/rehearse/inventory'
+import { resourcePlan, type QueuePlan, type ResourcePlan } from '../../core/rehearse/resource-plan'
+import { assemblyResolver, type ResolverOptions } from '../../core/rehearse/resolve'
+import type { AssemblyStack } from '../../core/rehearse/template'
+import { FunctionHost, type FunctionCount, type FunctionCredentials } from './functions'
+import { startHttp2Bridge } from './h2-bridge'
+import { startRehearsalApi } from './http-api'
+import { createResources, type CreateOutcome } from './resources'
+import { startMappings, type MappingRunOptions, type RunningMappings } from './triggers'
+
+export interface RunOptions {
+  readonly dir: string
+  readonly stacks: readonly AssemblyStack[]
+  readonly resolver?: ResolverOptions
+  /** Clients of the emulators (HTTP/1.1 for kinesalite), to create the resources and poll the streams. */
+  readonly clients: { readonly ddb: DynamoDBClient; readonly kinesis: KinesisClient; readonly s3: S3Client }
+  /** The endpoints the functions call, by the SDK's service identifier; `kinesis` is bridged from HTTP/2 unless `bridgeKinesis` is false. */
+  readonly endpoints: Readonly<Record<string, string>>
+  readonly bridgeKinesis?: boolean
+  readonly credentials: (fn: FunctionInventory) => FunctionCredentials
+  readonly createQueue?: (q: QueuePlan) => Promise<void>
+  /** Runs an SQS mapping (see startMappings); without it SQS mappings are skipped. */
+  readonly startQueueTrigger?: MappingRunOptions['startQueueTrigger']
+  /** Start the event source mappings (default true). */
+  readonly mappings?: boolean
+  readonly pollIntervalMs?: number
+  readonly log?: (line: string) => void
+}
+
+export interface RunningAssembly {
+  readonly plan: ResourcePlan
+  readonly created: CreateOutcome
+  readonly functions: readonly FunctionInventory[]
+  readonly host: FunctionHost
+  /** The HTTP API's URL. */
+  readonly url: string
+  readonly mappings?: RunningMappings
+  /** `{logicalId, invocations, errors}` of every function. */
+  report(): FunctionCount[]
+  stop(): Promise<void>
+}
+
+export async function runAssembly(o: RunOptions): Promise<RunningAssembly> {
+  const log = o.log ?? (() => {})
+  const resolver = assemblyResolver(o.stacks, o.resolver)
+  const plan = resourcePlan(o.stacks, resolver)
+  const created = await createResources(plan, o.clients, { ...(o.createQueue ? { createQueue: o.createQueue } : {}), log })
+  const functions = functionInventory(o.stacks, resolver)
+  const bridge = o.bridgeKinesis !== false && o.endpoints.kinesis ? await startHttp2Bridge(o.endpoints.kinesis) : undefined
+  const stops: (() => Promise<void>)[] = []
+  if (bridge) stops.push(() => bridge.close())
+  try {
+    const host = new FunctionHost(functions, { assemblyDir: o.dir, credentials: o.credentials, endpoints: { ...o.endpoints, ...(bridge ? { kinesis: bridge.url } : {}) }, log: (fn, line) => log(`${fn}: ${line}`) })
+    stops.unshift(() => host.stop())
+    const api = await startRehearsalApi({ routes: apiRoutes(o.stacks, resolver, functions), host, log })
+    stops.unshift(() => api.close())
+    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
+    if (mappings) stops.unshift(() => mappings.stop())
+    return {
+      plan, created, functions, host, url: api.url,
+      ...(mappings ? { mappings } : {}),
+      report: () => host.report(),
+      stop: async () => { for (const s of stops) await s() },
+    }
+  } catch (err) {
+    for (const s of stops) await s().catch(() => {})
+    throw err
+  }
+}
