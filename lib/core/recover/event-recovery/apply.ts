@@ -9,7 +9,7 @@
  * unwrapped and recovered again; `size_violation` rows hold no event.
  */
 import { isDeepStrictEqual } from 'node:util'
-import { readBadRow, type FailedEvent } from '../events'
+import { metaOf, pairs, readBadRow, type FailedEvent } from '../events'
 import { flowsFor, type CastType, type Condition, type RecoveryConfig, type RecoveryStep } from './config'
 import { PathError, read, textOf, update } from './jsonpath'
 import type { RecoveryRegex } from './regex'
@@ -137,6 +137,52 @@ export function thriftBytes(line: string): Uint8Array {
   return new Uint8Array(text.length % 4 === 0 && BASE64.test(text) ? Buffer.from(text, 'base64') : once)
 }
 
+/** The self-describing event of a raw event's `ue_pr` (or base64 `ue_px`): its schema and data. */
+function unstructOf(params: Map<string, string | null>): { schema: string; data: unknown } | undefined {
+  const text = params.get('ue_pr') ?? (params.get('ue_px') ? Buffer.from(params.get('ue_px')!, 'base64').toString('utf8') : undefined)
+  if (!text) return undefined
+  try {
+    const inner = obj(obj(JSON.parse(text))?.data)
+    return typeof inner?.schema === 'string' ? { schema: inner.schema, data: inner.data } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The collector payload a raw event (schema violations, enrichment failures)
+ * is replayed as, the way event-recovery builds it: a GET of the raw path
+ * with the parameters as the query string (with the event id enrich gave it
+ * when the parameters have none, so the replayed event keeps its id);
+ * events that came through the SendGrid or Iglu webhooks go back through
+ * them, as the JSON body their adapter reads. A string says why it cannot.
+ */
+function rawEvent(type: string, payload: unknown): FailedEvent | string {
+  const p = obj(payload)
+  const raw = obj(p?.raw)
+  if (!raw) return `${type} bad row without payload.raw`
+  const vendor = typeof raw.vendor === 'string' ? raw.vendor : ''
+  const version = typeof raw.version === 'string' ? raw.version : ''
+  if (!/^[^/?#\s]+$/.test(vendor) || !/^[^/?#\s]+$/.test(version)) return `${type} bad row without the raw event's vendor and version`
+  const params = pairs(raw.parameters)
+  // as event-recovery does: the original collector's name, and time 0 when the row kept none
+  const meta = { ...metaOf(raw), ...(typeof raw.loaderName === 'string' ? { collector: raw.loaderName } : {}), ...(Number.isFinite(Date.parse(String(raw.timestamp))) ? {} : { timestamp: 0 }) }
+  const base = { kind: 'payload' as const, type, path: `/${vendor}/${version}`, events: null }
+  if (vendor === 'com.sendgrid' || vendor === 'com.snowplowanalytics.iglu') {
+    const ue = unstructOf(params)
+    if (!ue) return `the ${vendor} event has no self-describing event to send back`
+    if (vendor === 'com.sendgrid') {
+      const name = /^iglu:[^/]+\/([^/]+)\//.exec(ue.schema)?.[1] ?? ''
+      const body = JSON.stringify([{ ...(obj(ue.data) ?? {}), event: name }])
+      return { ...base, querystring: new Map(), body, meta: { ...meta, contentType: 'application/json' } }
+    }
+    return { ...base, querystring: new Map([['schema', ue.schema]]), body: JSON.stringify(ue.data), meta: { ...meta, contentType: 'application/json' } }
+  }
+  const id = obj(p?.enriched)?.event_id
+  if (!params.has('eid') && typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) params.set('eid', id)
+  return { ...base, querystring: params, body: null, meta: { ...meta, contentType: null } }
+}
+
 const typeOf = (schema: unknown) => (typeof schema === 'string' ? /^iglu:[^/]+\/([^/]+)\//.exec(schema)?.[1] : undefined) ?? 'unknown'
 
 /** Recovers one bad row (its text or parsed JSON) with the configuration. */
@@ -180,7 +226,13 @@ export function recoverRow(input: string | unknown, config: RecoveryConfig, dept
     if (typeof line !== 'string') return fail('collector_payload_format_violation bad row without its payload', names[0])
     return { ok: true, value: { kind: 'thrift', bytes: thriftBytes(line) }, flows: names }
   }
+  if (type === 'schema_violations' || type === 'enrichment_failures') {
+    const r = rawEvent(type, payload)
+    return typeof r === 'string' ? fail(r, names[0]) : { ok: true, value: { kind: 'event', event: r }, flows: names }
+  }
   const read = readBadRow(JSON.stringify({ schema, data: { ...data, payload } }))
   if (!read.ok) return fail(read.reason, names[0])
-  return { ok: true, value: { kind: 'event', event: read.event }, flows: names }
+  const collector = obj(payload)?.collector
+  const event = typeof collector === 'string' ? { ...read.event, meta: { ...read.event.meta, collector } } : read.event
+  return { ok: true, value: { kind: 'event', event }, flows: names }
 }
