@@ -5,8 +5,9 @@
  * each recovered event is written as one Thrift collector payload file under
  * `<dir>/good/` (what `floe enrich`'s `input.dir` reads), each row that could
  * not be as a `recovery_error` bad row line under `<dir>/bad/`. Files are
- * written whole (a temporary name, then renamed), so a run killed part-way
- * leaves complete files only, and a run again writes the same names.
+ * written whole (under `<dir>/.tmp/`, then renamed into place), so a run
+ * killed part-way leaves only complete files in good/ and bad/, and a run
+ * again writes the same names (one file per input line).
  */
 import { createReadStream } from 'node:fs'
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
@@ -82,8 +83,9 @@ async function* linesOf(file: string): AsyncIterable<string> {
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) yield line
 }
 
-async function writeWhole(path: string, data: Uint8Array | string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`
+/** Writes a file whole: under `<output>/.tmp/` first (never in good/, which enrich reads), then renamed into place. */
+async function writeWhole(tmpDir: string, path: string, data: Uint8Array | string): Promise<void> {
+  const tmp = join(tmpDir, `${basename(path)}.${process.pid}`)
   await writeFile(tmp, data)
   await rename(tmp, path)
 }
@@ -95,6 +97,8 @@ export async function recoverOffline(o: OfflineOptions, runId = `offline-${Date.
   const bad = resolve(o.output, 'bad')
   await mkdir(good, { recursive: true })
   await mkdir(bad, { recursive: true })
+  const tmpDir = resolve(o.output, '.tmp')
+  await mkdir(tmpDir, { recursive: true })
   const root = files.length === 1 && files[0] === o.input ? undefined : o.input
   const written: string[] = []
   const badFiles: string[] = []
@@ -111,7 +115,7 @@ export async function recoverOffline(o: OfflineOptions, runId = `offline-${Date.
       const r = recoverLine(line, config, runId)
       if (r.ok) {
         const path = join(good, `${name}-${n}.thrift`)
-        await writeWhole(path, r.payload)
+        await writeWhole(tmpDir, path, r.payload)
         written.push(path)
       } else {
         badLines.push(r.badRow)
@@ -120,7 +124,7 @@ export async function recoverOffline(o: OfflineOptions, runId = `offline-${Date.
     }
     if (badLines.length > 0) {
       const path = join(bad, `${name}.recovery_errors.jsonl`)
-      await writeWhole(path, `${badLines.join('\n')}\n`)
+      await writeWhole(tmpDir, path, `${badLines.join('\n')}\n`)
       badFiles.push(path)
     }
   }
