@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { applyRecoveryStep, castValue, holds, recoverRow, thriftBytes } from '../../lib/core/recover/event-recovery/apply'
-import { parseEventRecoveryConfig, type RecoveryConfig } from '../../lib/core/recover/event-recovery/config'
-import { parsePath, read, update } from '../../lib/core/recover/event-recovery/jsonpath'
-import { parseRecoveryDocument } from '../../lib/core/recover/document'
-import { parseRecoverRequest } from '../../lib/core/recover/api'
-import { decodeCollectorPayload } from '../../lib/core/thrift/collector-payload'
-import { recoverLine } from '../../lib/core/recover/event-recovery/offline'
+import { applyRecoveryStep, castValue, holds, recoverRow, thriftBytes } from '../../../lib/core/recover/event-recovery/apply'
+import { parseEventRecoveryConfig, type RecoveryConfig } from '../../../lib/core/recover/event-recovery/config'
+import { parsePath, read, update } from '../../../lib/core/recover/event-recovery/jsonpath'
+import { parseRecoveryDocument } from '../../../lib/core/recover/document'
+import { parseRecoverRequest } from '../../../lib/core/recover/api'
+import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
+import { recoverLine } from '../../../lib/core/recover/event-recovery/offline'
 
 const SV = 'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-0'
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64')
