@@ -31,6 +31,9 @@ function svRow(params: Record<string, string>, extra: Record<string, unknown> = 
   }
 }
 
+/** A parameter of a recovered raw event (replayed as a GET: its query string). */
+const paramOf = (r: ReturnType<typeof recoverRow>, name: string) => (r.ok && r.value.kind === 'event' && r.value.event.kind === 'payload' ? r.value.event.querystring.get(name) : undefined)
+
 const ue = (schema: string, data: unknown) => JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0', data: { schema, data } })
 
 describe('JSONPath subset', () => {
@@ -172,7 +175,7 @@ describe('recovering rows', () => {
     })
     const r = recoverRow(svRow({ e: 'pv', aid: 'x' }), c)
     expect(r.ok && r.flows).toEqual(['one', 'two'])
-    expect(r.ok && r.value.kind === 'event' && r.value.event.kind === 'event' && r.value.event.params.get('aid')).toBe('a1-b2')
+    expect(paramOf(r, 'aid')).toBe('a1-b2')
   })
   it('a row no flow matches fails with FailedToMatchConfiguration', () => {
     const c = config({ [SV]: [{ name: 'f', conditions: [{ op: 'Test', path: '$.payload.raw.userId', value: { value: 'other' } }], steps: [] }] })
@@ -197,13 +200,21 @@ describe('recovering rows', () => {
     const twice = { ...wrapped, data: { ...wrapped.data, payload: JSON.stringify(wrapped) } }
     for (const row of [wrapped, twice]) {
       const r = recoverRow(row, c)
-      expect(r.ok && r.value.kind === 'event' && r.value.event.kind === 'event' && r.value.event.params.get('aid')).toBe('fixed')
+      expect(paramOf(r, 'aid')).toBe('fixed')
     }
   })
   it('size_violation rows cannot be recovered', () => {
     const c = config({ 'iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/*-*-*': [{ name: 'f', conditions: [], steps: [] }] })
     const r = recoverRow({ schema: 'iglu:com.snowplowanalytics.snowplow.badrows/size_violation/jsonschema/1-0-0', data: { payload: { event: 'abc' } } }, c)
     expect(r.ok ? '' : r.error).toMatch(/^size_violation bad rows cannot be recovered/)
+  })
+  it('raw events are replayed as a GET of their path, with the enriched event id as eid when they had none', () => {
+    const c = config({ [SV]: [{ name: 'f', conditions: [], steps: [] }] })
+    const row = svRow({ e: 'pv' })
+    ;(row.data.payload.enriched as Record<string, unknown>).event_id = '2dfeb9b7-5a87-4214-8a97-a8b23176856b'
+    const out = recoverLine(JSON.stringify(row), c, 'r1')
+    const d = decodeCollectorPayload(out.ok ? out.payload : new Uint8Array())
+    expect(d.ok && [d.payload.path, d.payload.querystring, d.payload.body]).toEqual(['/com.snowplowanalytics.snowplow/tp2', 'e=pv&eid=2dfeb9b7-5a87-4214-8a97-a8b23176856b', undefined])
   })
   it('adapter failures: steps on the collector payload, replayed as a payload of the same path', () => {
     const row = { schema: 'iglu:com.snowplowanalytics.snowplow.badrows/adapter_failures/jsonschema/1-0-0', data: { payload: { vendor: 'com.snowplowanalytics.iglu', version: 'v1', querystring: [{ name: 'schema', value: 'iglu' }, { name: 'e', value: 'pv' }], timestamp: '2024-01-01T00:00:00Z', headers: [] } } }
