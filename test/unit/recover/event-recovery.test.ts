@@ -6,6 +6,7 @@ import { parseRecoveryDocument } from '../../../lib/core/recover/document'
 import { parseRecoverRequest } from '../../../lib/core/recover/api'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { recoverLine } from '../../../lib/core/recover/event-recovery/offline'
+import { parseShareMessage } from '../../../lib/core/recover/worker'
 
 const SV = 'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-0'
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64')
@@ -246,5 +247,9 @@ describe('the API body', () => {
     expect(parseRecoverRequest({ config: { schema: 'iglu:io.floe/recovery_steps/jsonschema/1-0-0', data: {} } })).toMatchObject({ ok: false, message: expect.stringMatching(/config must be a snowplow-event-recovery configuration/) })
     const broken = { ...cfg, data: { [SV]: [{ name: 'f', conditions: [], steps: [{ op: 'Replace', path: 'raw', value: 1 }] }] } }
     expect(parseRecoverRequest({ config: broken })).toMatchObject({ ok: false, message: 'the snowplow-event-recovery configuration is not usable', errors: [expect.stringMatching(/\/0\/steps\/0\/path: path 'raw' does not start with \$/)] })
+  })
+  it('a queued share carries the configuration to the recovery worker', () => {
+    const m = parseShareMessage(JSON.stringify({ runId: 'r', share: 0, selection: {}, source: 'search', steps: cfg }))
+    expect(m.steps.eventRecovery?.keys.length).toBe(1)
   })
 })
