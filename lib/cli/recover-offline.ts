@@ -112,7 +112,7 @@ export async function recoverOffline(o: OfflineOptions, runId = `offline-${Date.
       n++
       if (line.trim() === '') continue
       rows++
-      const r = recoverLine(line, config, runId)
+      const r = recoverLine(line, config, runId, Date.now())
       if (r.ok) {
         const path = join(good, `${name}-${n}.thrift`)
         await writeWhole(tmpDir, path, r.payload)

@@ -17,8 +17,7 @@ import { stringify } from '../enrich/json'
 import { encodeCollectorPayload } from '../thrift/collector-payload'
 import { eventIdsOf, fixEvent, readBadRow, toCollectorPayload } from './events'
 import type { RecoverySteps } from './steps'
-import { recoverRow } from './event-recovery/apply'
-import { reasonKey } from './event-recovery/offline'
+import { reasonKey, recoverRow } from './event-recovery/apply'
 
 export const RECOVERY_ERROR_SCHEMA = 'iglu:io.floe/recovery_error/jsonschema/1-0-0'
 /** How many distinct failure reasons a report lists. */

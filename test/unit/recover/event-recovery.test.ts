@@ -7,6 +7,7 @@ import { parseRecoverRequest } from '../../../lib/core/recover/api'
 import { decodeCollectorPayload } from '../../../lib/core/thrift/collector-payload'
 import { recoverLine } from '../../../lib/core/recover/event-recovery/offline'
 import { parseShareMessage } from '../../../lib/core/recover/worker'
+import { compileSelfDescribing, readSchema } from '../../../lib/core/collector/config'
 
 const SV = 'iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-0'
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64')
@@ -187,12 +188,23 @@ describe('recovering rows', () => {
   })
   it('a failing step names the flow and step; the recovery_error row keeps the original', () => {
     const c = config({ [SV]: [{ name: 'fix', conditions: [], steps: [{ op: 'Replace', path: '$.raw.parameters.nope', value: 'x' }] }] })
-    const out = recoverLine(JSON.stringify(svRow({ e: 'pv' })), c, 'r1')
+    const out = recoverLine(JSON.stringify(svRow({ e: 'pv' })), c, 'r1', 0)
     expect(out.ok).toBe(false)
     const bad = JSON.parse(out.ok ? '{}' : out.badRow)
     expect(bad.schema).toBe('iglu:com.snowplowanalytics.snowplow.badrows/recovery_error/jsonschema/1-0-1')
     expect(bad.data.failure).toEqual({ error: 'flow fix, step 0 (Replace $.raw.parameters.nope): path $.raw.parameters.nope leads nowhere', configName: 'fix' })
     expect(bad.data.payload.schema).toBe(SV)
+  })
+  it('the rows not recovered validate: Snowplow\'s recovery_error with the row, Floe\'s with a line that is no known bad row', () => {
+    const c = config({ [SV]: [] })
+    const snowplow = compileSelfDescribing(readSchema('iglu-central/schemas/com.snowplowanalytics.snowplow.badrows/recovery_error/jsonschema/1-0-1'))
+    const floe = compileSelfDescribing(readSchema('io.floe/recovery_error/jsonschema/1-0-0'))
+    for (const [line, schema, validate] of [[JSON.stringify(svRow({ e: 'pv' })), 'iglu:com.snowplowanalytics.snowplow.badrows/recovery_error/jsonschema/1-0-1', snowplow], ['not json', 'iglu:io.floe/recovery_error/jsonschema/1-0-0', floe]] as const) {
+      const out = recoverLine(line, c, 'r1', 0)
+      const row = JSON.parse(out.ok ? '{}' : out.badRow)
+      expect(row.schema).toBe(schema)
+      expect(validate(row.data), JSON.stringify(validate.errors)).toBe(true)
+    }
   })
   it('recovery_error rows are unwrapped and recovered again', () => {
     const c = config({ [SV]: [{ name: 'f', conditions: [], steps: [{ op: 'Replace', path: '$.raw.parameters.aid', value: 'fixed' }] }] })
@@ -213,14 +225,14 @@ describe('recovering rows', () => {
     const c = config({ [SV]: [{ name: 'f', conditions: [], steps: [] }] })
     const row = svRow({ e: 'pv' })
     ;(row.data.payload.enriched as Record<string, unknown>).event_id = '2dfeb9b7-5a87-4214-8a97-a8b23176856b'
-    const out = recoverLine(JSON.stringify(row), c, 'r1')
+    const out = recoverLine(JSON.stringify(row), c, 'r1', 0)
     const d = decodeCollectorPayload(out.ok ? out.payload : new Uint8Array())
     expect(d.ok && [d.payload.path, d.payload.querystring, d.payload.body]).toEqual(['/com.snowplowanalytics.snowplow/tp2', 'e=pv&eid=2dfeb9b7-5a87-4214-8a97-a8b23176856b', undefined])
   })
   it('adapter failures: steps on the collector payload, replayed as a payload of the same path', () => {
     const row = { schema: 'iglu:com.snowplowanalytics.snowplow.badrows/adapter_failures/jsonschema/1-0-0', data: { payload: { vendor: 'com.snowplowanalytics.iglu', version: 'v1', querystring: [{ name: 'schema', value: 'iglu' }, { name: 'e', value: 'pv' }], timestamp: '2024-01-01T00:00:00Z', headers: [] } } }
     const c = config({ 'iglu:com.snowplowanalytics.snowplow.badrows/adapter_failures/jsonschema/1-0-*': [{ name: 'f', conditions: [{ op: 'Test', path: '$.payload.querystring.[?(@.name=~schema)].value', value: { value: 'iglu' } }], steps: [{ op: 'Replace', path: '$.querystring.[?(@.name=~schema)].value', value: 'iglu:com.acme/a/jsonschema/1-0-0' }] }] })
-    const out = recoverLine(JSON.stringify(row), c, 'r1')
+    const out = recoverLine(JSON.stringify(row), c, 'r1', 0)
     const d = decodeCollectorPayload(out.ok ? out.payload : new Uint8Array())
     const cp = d.ok ? d.payload : undefined
     expect(cp?.path).toBe('/com.snowplowanalytics.iglu/v1')

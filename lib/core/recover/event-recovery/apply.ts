@@ -21,6 +21,9 @@ export type RowResult =
   | { readonly ok: true; readonly value: Recovered; readonly flows: readonly string[] }
   | { readonly ok: false; readonly error: string; readonly configName: string | null; readonly row: unknown }
 
+/** The first words of an error, for the counts by reason. */
+export const reasonKey = (error: string) => (error.startsWith('FailedToMatchConfiguration') ? 'FailedToMatchConfiguration' : error.split(':')[0]!.slice(0, 120))
+
 /** How deep `recovery_error` rows are unwrapped. */
 export const MAX_UNWRAP = 8
 
