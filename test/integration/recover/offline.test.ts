@@ -80,6 +80,11 @@ describe('floe recover --input --config --output (offline)', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/schema_violations~1jsonschema~1\*-\*-\*\/0\/conditions\/0\/value\/regex: .*backreference/i)
     expect(readdirSync(dir)).toEqual(['config.json'])
+    // at most 64 KiB, as any recovery document
+    writeFileSync(config, JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/recoveries/jsonschema/4-0-0', data: {}, pad: 'x'.repeat(64 * 1024) }))
+    const large = await runFloe(['recover', '--input', join(FIXTURES, 'input.txt'), '--config', config, '--output', join(dir, 'out')])
+    expect(large.code).toBe(2)
+    expect(large.stderr).toContain('is larger than 65536 bytes')
   })
 
   it('killed mid-way, leaves only whole payload files; run again, writes every one', async () => {
