@@ -8,17 +8,19 @@ import { parseRecoverRequest, stepsTooLarge, type RecoverResult } from '../core/
 import type { RecoverReport } from '../core/recover/run'
 import type { Command } from './command'
 import { usageError, UsageError } from './command'
+import { offlineSummary, parseOfflineArgs, recoverOffline } from './recover-offline'
 import { recoverOnStack } from './recover-stack'
 import { readEndpointsFile, stackTarget, takeTargetOptions, TARGET_USAGE, type Target } from './target'
 
-const USAGE = `recover [--query <query>] [--failure-type <type>] [--since <ISO time>] [--until <ISO time>] [--steps <file>] [--archive] [--limit N] [--dry-run] [--json] ${TARGET_USAGE}`
+const USAGE = `recover [--query <query>] [--failure-type <type>] [--since <ISO time>] [--until <ISO time>] [--steps <file> | --config <file>] [--archive] [--limit N] [--dry-run] [--json] ${TARGET_USAGE}
+       floe recover --input <file or dir> --config <file> --output <dir> [--json]`
 
 interface Options {
   body: Record<string, unknown>
   json: boolean
 }
 
-const VALUED = { '--query': 'query', '--failure-type': 'failureType', '--since': 'since', '--until': 'until', '--steps': 'steps', '--limit': 'limit' } as const
+const VALUED = { '--query': 'query', '--failure-type': 'failureType', '--since': 'since', '--until': 'until', '--steps': 'steps', '--config': 'config', '--limit': 'limit' } as const
 
 export function parseRecoverArgs(args: readonly string[]): Options {
   const body: Record<string, unknown> = {}
@@ -35,19 +37,20 @@ export function parseRecoverArgs(args: readonly string[]): Options {
       if (v === undefined || v === '') throw usageError(USAGE, `${flag} needs a value`)
       const key = VALUED[flag as keyof typeof VALUED]
       if (body[key] !== undefined) throw usageError(USAGE, `${flag} is given twice`)
-      if (key === 'steps') {
+      if (key === 'steps' || key === 'config') {
+        if (body.steps !== undefined || body.config !== undefined) throw usageError(USAGE, '--steps and --config do not go together')
         let text: string
         try {
           text = readFileSync(v, 'utf8')
         } catch (err) {
-          throw new UsageError(`--steps: cannot read ${v}: ${(err as Error).message}`)
+          throw new UsageError(`${flag}: cannot read ${v}: ${(err as Error).message}`)
         }
         const large = stepsTooLarge(text)
-        if (large) throw new UsageError(`--steps: ${v}: ${large}`)
+        if (large) throw new UsageError(`${flag}: ${v}: ${large}`)
         try {
-          body.steps = JSON.parse(text)
+          body[key] = JSON.parse(text)
         } catch (err) {
-          throw new UsageError(`--steps: ${v} is not JSON: ${(err as Error).message}`)
+          throw new UsageError(`${flag}: ${v} is not JSON: ${(err as Error).message}`)
         }
       } else if (key === 'limit') {
         const n = Number(v)
@@ -105,6 +108,10 @@ export const recoverCommand: Command = {
     'Selection: --query (the bad index query string, as in the dashboard), --failure-type (schema_violations, …), --since/--until (ISO times, on the failure time),',
     '  --archive (the archived bad rows of the archive bucket instead of the search store; no --query), --limit (most bad rows taken).',
     '--steps <file>: a recovery steps document (schemas/io.floe/recovery_steps/jsonschema/1-0-0).',
+    '--config <file>: a snowplow-event-recovery configuration (iglu:com.snowplowanalytics.snowplow/recoveries/jsonschema/2-0-0 … 4-1-0) instead.',
+    'Offline (no stack): --input <file or directory of bad rows, one JSON per line, .gz too> --config <file> --output <dir> writes each recovered',
+    '  event as a Thrift collector payload file under <dir>/good/ (floe enrich\'s input.dir) and each row it could not recover as a',
+    '  recovery_error bad row under <dir>/bad/; prints the counts (--json: one object). Exit code 1 when the input holds no row.',
     '--json prints one JSON object: selected, fixed, broken, replayed, nowGood, failedAgain, stillPending, failedAgainReasons (read from the search store),',
     '  wouldBeGood, stillFailing, reasons (the in-process preview), runId, … Progress goes to stderr.',
     'After a replay the command follows the replayed events by event id in the search store until each is good or failed again,',
@@ -114,6 +121,12 @@ export const recoverCommand: Command = {
     '  a replay of more than 5,000 bad rows is queued there and followed until it is done.',
   ].join('\n'),
   async run(args) {
+    const offline = parseOfflineArgs(args, USAGE)
+    if (offline) {
+      const r = await recoverOffline(offline)
+      process.stdout.write(offline.json ? `${JSON.stringify(r)}\n` : offlineSummary(r))
+      return r.rows === 0 ? 1 : 0
+    }
     const { target, rest } = takeTargetOptions(args, USAGE)
     const opts = parseRecoverArgs(rest)
     const { recoverWaitMs } = await import('../core/recover/outcome')

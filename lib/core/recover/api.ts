@@ -8,7 +8,9 @@ import { json } from '../../http/types'
 import { Refusal } from '../search/query-tree'
 import type { Outcome } from './outcome'
 import type { RecoverReport } from './run'
-import { NO_STEPS, parseSteps, MAX_STEPS_BYTES, type RecoverySteps } from './steps'
+import { parseRecoveryDocument } from './document'
+import { isEventRecoveryConfig } from './event-recovery/config'
+import { NO_STEPS, MAX_STEPS_BYTES, type RecoverySteps } from './steps'
 import { selectionProblem, type Selection } from './store'
 
 export const RECOVER_PATH = '/control-plane/recover'
@@ -115,12 +117,12 @@ export function stepsTooLarge(steps: unknown): string | undefined {
   return bytes > MAX_STEPS_BYTES ? `the steps document is ${bytes} bytes: at most ${MAX_STEPS_BYTES} bytes (64 KiB) are taken` : undefined
 }
 
-const BODY_KEYS = new Set(['query', 'failureType', 'since', 'until', 'steps', 'dryRun', 'source', 'limit'])
+const BODY_KEYS = new Set(['query', 'failureType', 'since', 'until', 'steps', 'config', 'dryRun', 'source', 'limit'])
 
 /** Reads a recovery request (the JSON body of the API, or the CLI's options in the same shape). */
 export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_INFINITY): { ok: true; value: RecoverRequest } | { ok: false; message: string; errors?: readonly string[]; status?: number } {
   try {
-    if (!obj(body)) throw new RequestProblem('the body must be a JSON object: {"query"?, "failureType"?, "since"?, "until"?, "steps"?, "dryRun"?, "source"?, "limit"?}')
+    if (!obj(body)) throw new RequestProblem('the body must be a JSON object: {"query"?, "failureType"?, "since"?, "until"?, "steps"? or "config"?, "dryRun"?, "source"?, "limit"?}')
     for (const k of Object.keys(body)) if (!BODY_KEYS.has(k)) throw new RequestProblem(`unknown key '${k.slice(0, 50)}': the keys are ${[...BODY_KEYS].join(', ')}`)
     for (const k of ['query', 'failureType', 'source'] as const) if (body[k] !== undefined && body[k] !== null && typeof body[k] !== 'string') throw new RequestProblem(`${k} must be a string`)
     if (body.dryRun !== undefined && typeof body.dryRun !== 'boolean') throw new RequestProblem('dryRun must be true or false')
@@ -138,14 +140,22 @@ export function parseRecoverRequest(body: unknown, maxLimit = Number.POSITIVE_IN
     }
     if (Number.isFinite(maxLimit)) limit = Math.min(limit ?? maxLimit, maxLimit)
     let steps = NO_STEPS
-    if (body.steps !== undefined && body.steps !== null) {
-      const large = stepsTooLarge(body.steps)
+    const given = body.config ?? body.steps
+    if (body.config !== undefined && body.config !== null && body.steps !== undefined && body.steps !== null) throw new RequestProblem('give steps (Floe\'s recovery steps) or config (a snowplow-event-recovery configuration), not both')
+    if (body.config !== undefined && body.config !== null && !isEventRecoveryConfig(body.config)) {
+      throw new RequestProblem('config must be a snowplow-event-recovery configuration: {"schema": "iglu:com.snowplowanalytics.snowplow/recoveries/jsonschema/4-0-0", "data": {…}}')
+    }
+    if (given !== undefined && given !== null) {
+      const large = stepsTooLarge(given)
       if (large) throw new RequestProblem(large, 413)
-      const s = parseSteps(body.steps)
-      if (!s.ok) return { ok: false, message: 'the recovery steps do not validate against iglu:io.floe/recovery_steps/jsonschema/1-0-0', errors: s.errors }
+      const s = parseRecoveryDocument(given)
+      if (!s.ok) {
+        const message = isEventRecoveryConfig(given) ? 'the snowplow-event-recovery configuration is not usable' : 'the recovery steps do not validate against iglu:io.floe/recovery_steps/jsonschema/1-0-0'
+        return { ok: false, message, errors: s.errors }
+      }
       steps = s.value
     }
-    return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit, stepsDocument: body.steps ?? undefined, limited: body.limit !== undefined } }
+    return { ok: true, value: { selection, source, steps, dryRun: body.dryRun === true, limit, stepsDocument: given ?? undefined, limited: body.limit !== undefined } }
   } catch (err) {
     if (err instanceof RequestProblem) return { ok: false, message: err.message, ...(err.status !== 400 ? { status: err.status } : {}) }
     throw err

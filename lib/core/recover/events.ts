@@ -28,6 +28,8 @@ export interface RequestMeta {
   readonly hostname: string | null
   readonly networkUserId: string | null
   readonly contentType: string | null
+  /** The collector the replayed payload names (`floe-recover` when not given). */
+  readonly collector?: string
 }
 
 export type FailedEvent =
@@ -48,7 +50,7 @@ export function failureTypeOf(schema: unknown): string {
   return (typeof schema === 'string' ? /^iglu:[^/]+\/([^/]+)\//.exec(schema)?.[1] : undefined) ?? 'unknown'
 }
 
-function metaOf(p: Record<string, unknown>): RequestMeta {
+export function metaOf(p: Record<string, unknown>): RequestMeta {
   const ts = Date.parse(String(p.timestamp ?? ''))
   return {
     timestamp: Number.isFinite(ts) ? ts : Date.now(),
@@ -62,7 +64,7 @@ function metaOf(p: Record<string, unknown>): RequestMeta {
   }
 }
 
-function pairs(list: unknown): Params {
+export function pairs(list: unknown): Params {
   const out: Params = new Map()
   if (Array.isArray(list)) for (const x of list) {
     const o = obj(x)
@@ -148,7 +150,7 @@ export function toCollectorPayload(e: FailedEvent, runId: string): CollectorPayl
     ipAddress: m.ipAddress ?? '',
     timestamp: m.timestamp,
     encoding: 'UTF-8',
-    collector: RECOVERY_COLLECTOR,
+    collector: m.collector ?? RECOVERY_COLLECTOR,
     headers,
     ...(m.userAgent !== null ? { userAgent: m.userAgent } : {}),
     ...(m.refererUri !== null ? { refererUri: m.refererUri } : {}),

@@ -17,6 +17,7 @@ import { stringify } from '../enrich/json'
 import { encodeCollectorPayload } from '../thrift/collector-payload'
 import { eventIdsOf, fixEvent, readBadRow, toCollectorPayload } from './events'
 import type { RecoverySteps } from './steps'
+import { reasonKey, recoverRow } from './event-recovery/apply'
 
 export const RECOVERY_ERROR_SCHEMA = 'iglu:io.floe/recovery_error/jsonschema/1-0-0'
 /** How many distinct failure reasons a report lists. */
@@ -132,6 +133,20 @@ export async function recover(ports: RecoverPorts, o: RecoverOptions): Promise<R
     const ready: { id: string; payload: Uint8Array; eventIds: string[] }[] = []
     const broken: { id: string; row: string }[] = []
     for (const c of page) {
+      if (o.steps.eventRecovery) {
+        // a snowplow-event-recovery configuration decides per row (flows, conditions, steps)
+        const r = recoverRow(c.line, o.steps.eventRecovery)
+        if (r.ok && r.value.kind === 'thrift') ready.push({ id: c.id, payload: r.value.bytes, eventIds: [] })
+        else if (r.ok && r.value.kind === 'event') ready.push({ id: c.id, payload: encodeCollectorPayload(toCollectorPayload(r.value.event, o.runId)), eventIds: eventIdsOf(r.value.event) })
+        else if (!r.ok && r.error.startsWith('size_violation')) {
+          report.unrecoverable++
+          note(`not replayable: ${r.error}`)
+        } else if (!r.ok) {
+          broken.push({ id: c.id, row: recoveryErrorRow(o, ports.now(), r.error, c.line) })
+          note(`not recovered by the configuration: ${reasonKey(r.error)}`)
+        }
+        continue
+      }
       const read = readBadRow(c.line)
       if (!read.ok) {
         report.unrecoverable++

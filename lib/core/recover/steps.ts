@@ -12,6 +12,7 @@ import type { ValidateFunction } from 'ajv'
 import { compileSelfDescribing, readSchema } from '../collector/config'
 import { linearRegExp, type LinearRegExp } from '../iglu/regex-engine'
 import { base64Text } from '../enrich/convert'
+import type { RecoveryConfig } from './event-recovery/config'
 
 export const RECOVERY_STEPS_SCHEMA_KEY = 'io.floe/recovery_steps/jsonschema/1-0-0'
 /** Largest steps document accepted, in bytes. */
@@ -28,6 +29,8 @@ export type Step =
 export interface RecoverySteps {
   readonly name: string | null
   readonly steps: readonly Step[]
+  /** A snowplow-event-recovery configuration instead of steps: it decides per bad row (see event-recovery/apply.ts). */
+  readonly eventRecovery?: RecoveryConfig
 }
 
 export type StepsResult = { readonly ok: true; readonly value: RecoverySteps } | { readonly ok: false; readonly errors: readonly string[] }

@@ -12,7 +12,8 @@
  */
 import { API_ROW_LIMIT, type RecoverRequest, type RecoverResult } from './api'
 import { emptyReport, MAX_REASONS, type RecoverReport } from './run'
-import { NO_STEPS, parseSteps, type RecoverySteps } from './steps'
+import { parseRecoveryDocument } from './document'
+import { NO_STEPS, type RecoverySteps } from './steps'
 import type { Selection } from './store'
 
 /** One share of a run, as sent to the queue (JSON). */
@@ -80,7 +81,7 @@ export function parseShareMessage(body: string): { message: ShareMessage; steps:
   }
   let steps = NO_STEPS
   if (m.steps !== undefined && m.steps !== null) {
-    const s = parseSteps(m.steps)
+    const s = parseRecoveryDocument(m.steps)
     if (!s.ok) throw new Error(`the recovery steps of run ${m.runId} do not validate: ${s.errors.join('; ')}`)
     steps = s.value
   }

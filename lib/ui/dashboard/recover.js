@@ -11,6 +11,9 @@ import { fmtInt } from '../shared/format.js'
 import { html } from '../shared/html.js'
 
 const PATH = '/control-plane/recover'
+/** A snowplow-event-recovery configuration (sent as `config`; Floe's own steps as `steps`). */
+const isEventRecoveryConfig = (doc) => typeof doc?.schema === 'string' && doc.schema.startsWith('iglu:com.snowplowanalytics.snowplow/recoveries/')
+
 /** As the API (MAX_STEPS_BYTES of lib/core/recover/steps.ts). */
 const MAX_STEPS_BYTES = 64 * 1024
 
@@ -70,7 +73,7 @@ export function RecoverPanel({ q, range }) {
     }
     setBusy(true)
     try {
-      const res = await request(PATH, { method: 'POST', json: { ...selection(q, range), ...(parsed ? { steps: parsed } : {}), dryRun } })
+      const res = await request(PATH, { method: 'POST', json: { ...selection(q, range), ...(parsed ? { [isEventRecoveryConfig(parsed) ? 'config' : 'steps']: parsed } : {}), dryRun } })
       const r = await res.json()
       if (dryRun) {
         setPreview(r)
@@ -90,7 +93,7 @@ export function RecoverPanel({ q, range }) {
   return html`<details class="recover" data-testid="recover">
     <summary>Recover these failed events</summary>
     <p class="small muted">The bad rows of the current query and range, replayed to the raw stream once their cause is fixed (a schema pushed, or recovery steps below). Each bad row is replayed once; replayed rows leave this index.</p>
-    <label class="small">Recovery steps (optional JSON, <code>{"steps": [{"op": "renameSchema", "from": "iglu:…/1-0-0", "to": "1-0-1"}]}</code>)
+    <label class="small">Recovery steps (optional JSON: Floe's <code>{"steps": [{"op": "renameSchema", "from": "iglu:…/1-0-0", "to": "1-0-1"}]}</code>, or a snowplow-event-recovery configuration <code>{"schema": "iglu:com.snowplowanalytics.snowplow/recoveries/jsonschema/4-0-0", "data": {…}}</code>)
       <textarea rows="4" class="mono small" value=${steps} onInput=${(e) => setSteps(e.currentTarget.value)} data-testid="recover-steps" spellcheck="false"></textarea>
     </label>
     <div role="group">
