@@ -6,11 +6,12 @@
  * registry as enrich does), and the replay makes them good.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runFloe } from '../../support/process'
+import { pushSchema, warmControlPlane } from '../../support/schemas'
 import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '3c9d2a4b-5e6f-4a7b-8c9d-0e1f2a3b4c5d'
@@ -19,13 +20,7 @@ const ENV = { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE
 const PREFIX = uniquePrefix('rp')
 const stack = useLocalStack({ namePrefix: PREFIX, environment: ENV })
 
-// The authorizer's first answer (its module and the password hash) can take long on a busy machine: warm it.
-beforeAll(async () => {
-  for (let i = 0; i < 5; i++) {
-    const r = await fetch(`${stack.current.url}/control-plane/version`, { headers: withAuth() })
-    if (r.status !== 500) return
-  }
-}, 120_000)
+beforeAll(() => warmControlPlane(stack.current.url), 120_000)
 
 const VENDOR = 'com.acme'
 const uri = (version: string, name = 'x') => `iglu:${VENDOR}/${name}/jsonschema/${version}`
@@ -70,13 +65,7 @@ async function recover(body: unknown) {
 }
 
 /** `floe registry push` of one schema, as a user does. */
-async function pushCli(name: string, version: string, properties: Record<string, unknown>) {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-push-'))
-  mkdirSync(join(dir, VENDOR, name, 'jsonschema'), { recursive: true })
-  writeFileSync(join(dir, VENDOR, name, 'jsonschema', version), JSON.stringify(schemaDoc(name, version, properties)))
-  const r = await runFloe(['registry', 'push', dir, stack.current.url, SUPER])
-  expect(r.code, r.stdout + r.stderr).toBe(0)
-}
+const pushCli = (name: string, version: string, properties: Record<string, unknown>) => pushSchema(stack.current.url, SUPER, schemaDoc(name, version, properties))
 
 /** `floe recover … --json` against this stack (another process, as on a user's terminal). */
 async function recoverCli(...args: string[]) {

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runFloe } from '../../support/process'
+import { warmControlPlane } from '../../support/schemas'
 import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '7b2e4c1a-3d5f-4a6b-8c7d-9e0f1a2b3c4d'
@@ -15,12 +16,7 @@ const PREFIX = uniquePrefix('er')
 const ENV = { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', FLOE_RESOLVER_CACHE_TTL: '1' }
 const stack = useLocalStack({ namePrefix: PREFIX, environment: ENV })
 
-beforeAll(async () => {
-  for (let i = 0; i < 5; i++) {
-    const r = await fetch(`${stack.current.url}/control-plane/version`, { headers: withAuth() })
-    if (r.status !== 500) return
-  }
-}, 120_000)
+beforeAll(() => warmControlPlane(stack.current.url), 120_000)
 
 const VENDOR = 'com.acme.evrec'
 const UE = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0'

@@ -6,23 +6,23 @@
  * anywhere), and with steps documents over 64 KiB refused.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runFloe } from '../../support/process'
+import { objectSchema, pushSchema, warmControlPlane } from '../../support/schemas'
 import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '5c2e4c1a-3d5f-4a6b-8c7d-9e0f1a2b3c4e'
 const PREFIX = uniquePrefix('rr')
-const ENV = { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', FLOE_RESOLVER_CACHE_TTL: '1' }
+const ENV = { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '' }
 const stack = useLocalStack({ namePrefix: PREFIX, environment: ENV })
 const VENDOR = 'com.acme.report'
 const UE = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0'
 
 beforeAll(async () => {
-  // the authorizer's first answer can take long on a busy machine
-  for (let i = 0; i < 5; i++) if ((await fetch(`${stack.current.url}/control-plane/version`, { headers: withAuth() })).status !== 500) break
+  await warmControlPlane(stack.current.url)
   const accepted = await fetch(`${stack.current.url}/control-plane/license`, {
     method: 'POST',
     headers: withAuth({ 'content-type': 'application/x-www-form-urlencoded', origin: stack.current.url }),
@@ -31,20 +31,7 @@ beforeAll(async () => {
   expect(accepted.status).toBe(200)
 }, 120_000)
 
-async function push(name: string, properties: Record<string, unknown>) {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-report-'))
-  mkdirSync(join(dir, VENDOR, name, 'jsonschema'), { recursive: true })
-  const schema = {
-    $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
-    self: { vendor: VENDOR, name, format: 'jsonschema', version: '1-0-0' },
-    description: 'a test event', type: 'object', properties, additionalProperties: false,
-  }
-  writeFileSync(join(dir, VENDOR, name, 'jsonschema', '1-0-0'), JSON.stringify(schema))
-  const r = await runFloe(['registry', 'push', dir, stack.current.url, SUPER])
-  expect(r.code, r.stdout + r.stderr).toBe(0)
-  // the misses enrich cached before the push expire (FLOE_RESOLVER_CACHE_TTL)
-  await new Promise((res) => setTimeout(res, 1200))
-}
+const push = (name: string, properties: Record<string, unknown>) => pushSchema(stack.current.url, SUPER, objectSchema(VENDOR, name, '1-0-0', properties))
 
 async function send(aid: string, name: string, datas: unknown[]): Promise<string[]> {
   const ids = datas.map(() => randomUUID())

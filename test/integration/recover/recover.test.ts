@@ -6,48 +6,29 @@
  * the bad index; a second replay finds nothing. The same with a version
  * rename, from the archive bucket, and with two runs at once.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RECOVERY_HEADER } from '../../../lib/core/recover/events'
 import { runFloe } from '../../support/process'
+import { objectSchema, pushSchema, warmControlPlane } from '../../support/schemas'
 import { testClients, uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 import { readPayloads } from '../../support/streams'
 
 const SUPER = '7b2e4c1a-3d5f-4a6b-8c7d-9e0f1a2b3c4d'
-const CACHE_TTL_SECONDS = 1
 const PREFIX = uniquePrefix('rc')
-const ENV = { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '', FLOE_RESOLVER_CACHE_TTL: String(CACHE_TTL_SECONDS) }
+const ENV = { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_SUPER_API_KEY: SUPER, FLOE_IGLU_CENTRAL_URL: '' }
 const stack = useLocalStack({ namePrefix: PREFIX, environment: ENV })
 
-// The authorizer's first answer (its module and the password hash) can take long on a busy machine: warm it.
-beforeAll(async () => {
-  for (let i = 0; i < 5; i++) {
-    const r = await fetch(`${stack.current.url}/control-plane/version`, { headers: withAuth() })
-    if (r.status !== 500) return
-  }
-}, 120_000)
+beforeAll(() => warmControlPlane(stack.current.url), 120_000)
 
 const VENDOR = 'com.acme.recover'
 const uri = (name: string, version: string) => `iglu:${VENDOR}/${name}/jsonschema/${version}`
 const UE = 'iglu:com.snowplowanalytics.snowplow/unstruct_event/jsonschema/1-0-0'
 
-async function push(name: string, properties: Record<string, unknown>) {
-  const dir = mkdtempSync(join(tmpdir(), 'floe-recover-'))
-  mkdirSync(join(dir, VENDOR, name, 'jsonschema'), { recursive: true })
-  const schema = {
-    $schema: 'http://iglucentral.com/schemas/com.snowplowanalytics.self-desc/schema/jsonschema/1-0-0#',
-    self: { vendor: VENDOR, name, format: 'jsonschema', version: '1-0-0' },
-    description: 'a test event', type: 'object', properties, additionalProperties: false,
-  }
-  writeFileSync(join(dir, VENDOR, name, 'jsonschema', '1-0-0'), JSON.stringify(schema))
-  const r = await runFloe(['registry', 'push', dir, stack.current.url, SUPER])
-  expect(r.code, r.stdout + r.stderr).toBe(0)
-  // the misses cached before the push expire
-  await new Promise((res) => setTimeout(res, CACHE_TTL_SECONDS * 1000 + 200))
-}
+const push = (name: string, properties: Record<string, unknown>) => pushSchema(stack.current.url, SUPER, objectSchema(VENDOR, name, '1-0-0', properties))
 
 /** Sends self-describing events in one tp2 POST (base64 `ue_px` when asked); answers their event ids. */
 async function send(aid: string, schema: string, datas: unknown[], base64 = false): Promise<string[]> {
