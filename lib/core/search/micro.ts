@@ -270,34 +270,56 @@ function goodStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD
     where.push(`position(${p(`"${uri}"`)} in g.line) > 0`)
   }
   const t = tablesOf(db)
+  if (none) return jsonArrayByPages(0, pageSize, async () => [], () => undefined)
+  return jsonArrayByPages(limit, pageSize, async (after) => {
+    const ps = [...params]
+    const cursor = after ? ` AND (g.collector_tstamp, g.seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
+    // each event with the request it came from, when that was kept (by event id and collector time)
+    const r = await db.sql.query<GoodRow & PageCursor>(
+      `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context,
+              g.collector_tstamp::text AS cursor_ts, g.seq::text AS cursor_seq
+         FROM ${t.good} g
+         LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
+         LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
+         WHERE ${where.join(' AND ')}${cursor} ORDER BY g.collector_tstamp DESC, g.seq DESC LIMIT ${pageSize}`,
+      ps,
+    )
+    return r.rows
+  }, (row) => {
+    const e = goodEvent(row)
+    return contexts.length > 0 && !contexts.every((c) => e.contexts.includes(c)) ? undefined : e
+  })
+}
+
+/** The position of a page's last row, in the order the pages are read (newest first). */
+interface PageCursor {
+  readonly cursor_ts: string
+  readonly cursor_seq: string
+}
+
+/**
+ * A JSON array written as it is read: `page` reads the rows after a cursor
+ * (at most `pageSize`), `item` makes each row an element (undefined leaves it
+ * out); at most `limit` elements.
+ */
+function jsonArrayByPages<R extends PageCursor>(limit: number | undefined, pageSize: number, page: (after?: { ts: string; seq: string }) => Promise<readonly R[]>, item: (row: R) => unknown): AsyncIterable<string> {
   return {
     async *[Symbol.asyncIterator]() {
       yield '['
       let sent = 0
       let after: { ts: string; seq: string } | undefined
-      while (!none && (limit === undefined || sent < limit)) {
-        const ps = [...params]
-        const cursor = after ? ` AND (g.collector_tstamp, g.seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
-        // each event with the request it came from, when that was kept (by event id and collector time)
-        const r = await db.sql.query<GoodRow & { cursor_ts: string; cursor_seq: string }>(
-          `SELECT g.line, g.doc::text AS doc, g.event_type, g.schema_uri, g.failed, r.parameters AS raw_parameters, rp.context AS raw_context,
-                  g.collector_tstamp::text AS cursor_ts, g.seq::text AS cursor_seq
-             FROM ${t.good} g
-             LEFT JOIN ${t.rawEvents} r ON r.event_id = g.id AND r.collector_tstamp = g.collector_tstamp
-             LEFT JOIN ${t.rawPayloads} rp ON rp.id = r.payload_id
-             WHERE ${where.join(' AND ')}${cursor} ORDER BY g.collector_tstamp DESC, g.seq DESC LIMIT ${pageSize}`,
-          ps,
-        )
+      while (limit === undefined || sent < limit) {
+        const rows = await page(after)
         const out: string[] = []
-        for (const row of r.rows) {
-          const e = goodEvent(row)
-          if (contexts.length > 0 && !contexts.every((c) => e.contexts.includes(c))) continue
+        for (const row of rows) {
+          const e = item(row)
+          if (e === undefined) continue
           if (limit !== undefined && sent >= limit) break
           out.push(`${sent++ === 0 ? '' : ','}${JSON.stringify(e)}`)
         }
         if (out.length > 0) yield out.join('')
-        if (r.rows.length < pageSize) break
-        const last = r.rows.at(-1)!
+        if (rows.length < pageSize) break
+        const last = rows.at(-1)!
         after = { ts: last.cursor_ts, seq: last.cursor_seq }
       }
       yield ']'
@@ -311,36 +333,22 @@ function badStream(db: SearchDb, body: Record<string, unknown>, pageSize = GOOD_
   const version = optionalString(body, 'version')
   const limit = optionalInt(body, 'limit', 0, Number.MAX_SAFE_INTEGER)
   const table = tablesOf(db).bad
-  return {
-    async *[Symbol.asyncIterator]() {
-      yield '['
-      let sent = 0
-      let after: { ts: string; seq: string } | undefined
-      while (limit === undefined || sent < limit) {
-        const ps: unknown[] = []
-        const cursor = after ? ` AND (failure_timestamp, seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
-        const r = await db.sql.query<{ line: string; cursor_ts: string; cursor_seq: string }>(
-          // the cursor's columns under names of their own: ORDER BY would take an output column named `seq` for the table's
-          `SELECT line, failure_timestamp::text AS cursor_ts, seq::text AS cursor_seq FROM ${table} WHERE recovered IS NULL${cursor} ORDER BY failure_timestamp DESC, seq DESC LIMIT ${pageSize}`,
-          ps,
-        )
-        const out: string[] = []
-        for (const row of r.rows) {
-          const parsed = JSON.parse(row.line) as Record<string, unknown>
-          const e = { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
-          if (vendor !== undefined && e.rawEvent?.api.vendor !== vendor) continue
-          if (version !== undefined && e.rawEvent?.api.version !== version) continue
-          if (limit !== undefined && sent >= limit) break
-          out.push(`${sent++ === 0 ? '' : ','}${JSON.stringify(e)}`)
-        }
-        if (out.length > 0) yield out.join('')
-        if (r.rows.length < pageSize) break
-        const last = r.rows.at(-1)!
-        after = { ts: last.cursor_ts, seq: last.cursor_seq }
-      }
-      yield ']'
-    },
-  }
+  return jsonArrayByPages(limit, pageSize, async (after) => {
+    const ps: unknown[] = []
+    const cursor = after ? ` AND (failure_timestamp, seq) < ($${ps.push(after.ts)}::timestamptz, $${ps.push(after.seq)}::bigint)` : ''
+    const r = await db.sql.query<{ line: string } & PageCursor>(
+      // the cursor's columns under names of their own: ORDER BY would take an output column named `seq` for the table's
+      `SELECT line, failure_timestamp::text AS cursor_ts, seq::text AS cursor_seq FROM ${table} WHERE recovered IS NULL${cursor} ORDER BY failure_timestamp DESC, seq DESC LIMIT ${pageSize}`,
+      ps,
+    )
+    return r.rows
+  }, (row) => {
+    const parsed = JSON.parse(row.line) as Record<string, unknown>
+    const e = { collectorPayload: null, rawEvent: badRawEvent(parsed), errors: badErrors(parsed.schema, row.line) }
+    if (vendor !== undefined && e.rawEvent?.api.vendor !== vendor) return undefined
+    if (version !== undefined && e.rawEvent?.api.version !== version) return undefined
+    return e
+  })
 }
 
 const TYPED_SORT: Record<string, string> = { collector_tstamp: 'collector_tstamp', event_id: 'id', app_id: 'app_id', event: 'event_type', event_name: 'event_name' }
