@@ -3,7 +3,6 @@
  * process, traffic on 127.0.0.1 only): an emulator killed under it, the stack
  * killed hard during load, and `npm start` stopped with SIGTERM.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +11,7 @@ import { makeClients } from '../../lib/aws/clients'
 import { F } from '../../lib/core/enrich/fields'
 import type { EndpointsFile } from '../../lib/local/cli-start'
 import { projectRoot } from '../../lib/local/handlers'
-import { alive, eventually, floe, killOrphanDynamo, within, type Running } from '../support/process'
+import { alive, eventually, floe, killOrphanDynamo, npmStart, within, type NpmStarted, type Running } from '../support/process'
 import { basicAuth, TEST_CREDENTIALS } from '../support/stack'
 import { readTexts } from '../support/streams'
 
@@ -121,30 +120,20 @@ describe('fault injection', () => {
 
   it('SIGTERM to npm start stops the whole tree', async () => {
     const dir = dataDir()
-    const npm = spawn('npm', ['start', '--silent'], { cwd: projectRoot, env: { ...process.env, FLOE_DATA_DIR: dir, PORT: '0', FLOE_SUPER_API_KEY: SUPER }, stdio: ['ignore', 'pipe', 'pipe'] })
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => npm.once('close', (code, signal) => r({ code, signal })))
-    let out = ''
+    let started: NpmStarted | undefined
     try {
-      await new Promise<void>((ok, fail) => {
-        const onData = (d: Buffer) => {
-          out += d.toString()
-          if (out.includes('Floe is up')) ok()
-        }
-        npm.stdout!.on('data', onData)
-        npm.stderr!.on('data', onData)
-        void closed.then(() => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
-      })
-      const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile
-      const java = Number(readFileSync(join(dir, 'dynamodb.pid'), 'utf8'))
+      started = await npmStart(dir, { FLOE_SUPER_API_KEY: SUPER }, ['--silent'])
+      const { npm, endpoints: ep, dynamoPid: java, closed, output } = started
       expect(ep.pid).not.toBe(npm.pid)
       npm.kill('SIGTERM')
       // npm exits after floe start, which ends only once DynamoDB Local has exited: nothing may be left then.
-      expect(await within(closed, 120_000, () => `npm start still running 120 s after SIGTERM; output:\n${out}`)).toEqual({ code: 0, signal: null })
+      expect(await within(closed, 120_000, () => `npm start still running 120 s after SIGTERM; output:\n${output()}`)).toEqual({ code: 0, signal: null })
       expect(alive(ep.pid), 'floe start exited').toBe(false)
       expect(alive(java), 'DynamoDB Local exited').toBe(false)
       await expect(fetch(`${ep.http}/health`)).rejects.toThrow()
     } finally {
-      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL')
+      const npm = started?.npm
+      if (npm && npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL')
       try {
         const ep = JSON.parse(readFileSync(join(dir, 'endpoints.json'), 'utf8')) as EndpointsFile
         if (alive(ep.pid)) process.kill(ep.pid, 'SIGKILL')

@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EndpointsFile } from '../../lib/local/cli-start'
-import { alive, killOrphanDynamo, within } from '../support/process'
+import { alive, killOrphanDynamo, npmStart, within, type NpmStarted } from '../support/process'
 import { TEST_CREDENTIALS } from '../support/stack'
 
 // `npm start` as a user runs it; a signal is sent to the npm process only (not its group).
-const projectRoot = resolve(__dirname, '../..')
 const dirs: string[] = []
 const children: ChildProcess[] = []
 
@@ -24,47 +23,21 @@ afterAll(() => {
   }
 })
 
-interface Started {
-  readonly npm: ChildProcess
-  readonly floePid: number
-  readonly dynamoPid: number
-  /** Everything npm start printed so far (stdout and stderr). */
-  output(): string
-  /** npm's exit once its output is closed too: every process that wrote to it is gone. */
-  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
-
-async function npmStart(): Promise<Started> {
+async function start(): Promise<NpmStarted> {
   const dataDir = mkdtempSync(join(tmpdir(), 'floe-npm-start-'))
   dirs.push(dataDir)
-  const npm = spawn('npm', ['start'], {
-    cwd: projectRoot,
-    env: { ...process.env, FLOE_DATA_DIR: dataDir, PORT: '0', ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(npm)
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => npm.once('close', (code, signal) => r({ code, signal })))
-  let out = ''
-  await new Promise<void>((ok, fail) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      if (out.includes('Floe is up')) ok()
-    }
-    npm.stdout!.on('data', onData)
-    npm.stderr!.on('data', onData)
-    void closed.then(() => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
-  })
-  const ep = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as EndpointsFile
-  const dynamoPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
-  expect(alive(ep.pid)).toBe(true)
-  expect(alive(dynamoPid)).toBe(true)
-  return { npm, floePid: ep.pid, dynamoPid, output: () => out, closed }
+  const started = await npmStart(dataDir, { ACCEPT_LIMITED_USE_LICENSE: '', FLOE_USERNAME: TEST_CREDENTIALS.username, FLOE_PASSWORD: TEST_CREDENTIALS.password })
+  children.push(started.npm)
+  expect(alive(started.endpoints.pid)).toBe(true)
+  expect(alive(started.dynamoPid)).toBe(true)
+  return started
 }
 
 describe('npm start stops on a signal to the npm process alone', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal}: floe start and DynamoDB Local exit`, async () => {
-      const { npm, floePid, dynamoPid, output, closed } = await npmStart()
+      const { npm, endpoints, dynamoPid, output, closed } = await start()
+      const floePid = endpoints.pid
       npm.kill(signal)
       // npm exits after the script it runs (floe start, which it execs); floe start reports "stopped"
       // only once DynamoDB Local has exited. So the exit is the event to wait for, and then nothing may be left.

@@ -112,3 +112,34 @@ export function killOrphanDynamo(dataDir: string): void {
     process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL')
   } catch {}
 }
+
+/** `npm start` as a user runs it, once its banner is printed. */
+export interface NpmStarted {
+  readonly npm: ChildProcess
+  /** floe start's pid and URLs, from the data directory's `endpoints.json`. */
+  readonly endpoints: { readonly pid: number; readonly http: string }
+  readonly dynamoPid: number
+  /** Everything npm start printed so far (stdout and stderr). */
+  output(): string
+  /** npm's exit once its output is closed too: every process that wrote to it is gone. */
+  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Runs `npm start` (`args` after it) on `dataDir` with `env` added, until "Floe is up"; rejects if npm exits first. */
+export async function npmStart(dataDir: string, env: Record<string, string>, args: readonly string[] = []): Promise<NpmStarted> {
+  const npm = spawn('npm', ['start', ...args], { cwd: projectRoot, env: { ...process.env, FLOE_DATA_DIR: dataDir, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => npm.once('close', (code, signal) => r({ code, signal })))
+  let out = ''
+  await new Promise<void>((ok, fail) => {
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      if (out.includes('Floe is up')) ok()
+    }
+    npm.stdout!.on('data', onData)
+    npm.stderr!.on('data', onData)
+    void closed.then(() => fail(new Error(`npm start exited before the stack was up:\n${out}`)))
+  })
+  const endpoints = JSON.parse(readFileSync(join(dataDir, 'endpoints.json'), 'utf8')) as { pid: number; http: string }
+  const dynamoPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'))
+  return { npm, endpoints, dynamoPid, output: () => out, closed }
+}
