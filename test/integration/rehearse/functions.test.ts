@@ -35,7 +35,8 @@ function httpEvent(method: string, path: string, routeKey: string): unknown {
  * templates' environment resolved to resources created from the templates.
  * (One synthesis, with bundling, for the file.)
  */
-describe('rehearsal function host', () => {
+// Each test starts sandboxes (a Node process per function of the assembly): bounds for a busy machine.
+describe('rehearsal function host', { timeout: 180_000 }, () => {
   const endpoints = sharedEndpoints()
   // The emulators' own key pair (s3rver knows only it); an IAM-enforcing proxy would give each function its role's.
   const credentials = () => ({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' })
