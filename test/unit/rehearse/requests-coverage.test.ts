@@ -26,9 +26,13 @@ const SIGNING_NAMES: Readonly<Record<string, string>> = {
   '@aws-sdk/client-cloudwatch-logs': 'logs',
 }
 
+/** Modules only the command line runs (with the user's own credentials), never a function of the deployment. */
+const COMMAND_LINE_ONLY = new Set(['lib/aws/teardown.ts'])
+
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name)
+    if (COMMAND_LINE_ONLY.has(relative(ROOT, p))) return []
     return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : []
   })
 }
