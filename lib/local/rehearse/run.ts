@@ -65,7 +65,7 @@ export async function runAssembly(o: RunOptions): Promise<RunningAssembly> {
     stops.unshift(() => host.stop())
     const api = await startRehearsalApi({ routes: apiRoutes(o.stacks, resolver, functions), host, log })
     stops.unshift(() => api.close())
-    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
+    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, searchStore: o.endpoints['rds-data'] !== undefined, ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
     if (mappings) stops.unshift(() => mappings.stop())
     return {
       plan, created, functions, host, url: api.url,

@@ -58,7 +58,19 @@ export interface MappingRunOptions {
    * the function's error); without it, SQS mappings are skipped.
    */
   readonly startQueueTrigger?: (t: Trigger, fn: FunctionInventory, invoke: (event: unknown) => Promise<unknown>) => Promise<{ stop(): Promise<void>; drain?(): Promise<void> }>
+  /**
+   * Whether the search store is stood in (its Data API endpoint given to the
+   * functions). Without it, the mappings of a function that writes to it (its
+   * environment names an RDS cluster) are skipped: such a function waits for
+   * the store with its records, so its mapping would never drain.
+   */
+  readonly searchStore?: boolean
   readonly log?: (line: string) => void
+}
+
+/** Whether a function reaches an Aurora cluster (an RDS cluster ARN in its environment, such as its database connection). */
+export function usesDatabase(fn: FunctionInventory): boolean {
+  return Object.values(fn.environment).some((v) => v.includes('arn:aws:rds:'))
 }
 
 export interface RunningMappings {
@@ -86,6 +98,7 @@ export async function startMappings(o: MappingRunOptions): Promise<RunningMappin
     for (const t of fn.triggers) {
       const stream = t.kind === 'kinesis' ? streamNameOf(t.source) : undefined
       if (!t.enabled) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: 'disabled in the template' }); continue }
+      if (!o.searchStore && usesDatabase(fn)) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: 'writes to the search store, which is not stood in' }); continue }
       if (t.kind === 'sqs') {
         if (!o.startQueueTrigger) { skipped.push({ logicalId: t.logicalId, function: fn.logicalId, reason: 'sqs source: no SQS trigger given' }); continue }
         queueTriggers.push(await o.startQueueTrigger(t, fn, invokeOf(fn)))

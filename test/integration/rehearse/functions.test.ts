@@ -231,6 +231,8 @@ describe('rehearsal function host', { timeout: 180_000 }, () => {
       expect(run.mappings!.started.filter((m) => m.function === archive).length).toBeGreaterThan(0)
       // enrich's mappings are disabled without the licence: skipped, and said so
       expect(run.mappings!.skipped.filter((m) => m.function.startsWith('EnrichFunction')).map((m) => m.reason)).toContain('disabled in the template')
+      // the search store is not stood in: its loader's mappings are skipped, and said so
+      expect(run.mappings!.skipped.filter((m) => m.function.startsWith('SearchLoaderFunction')).map((m) => m.reason)).toContain('writes to the search store, which is not stood in')
       expect((await fetch(`${run.url}/i?e=pv&aid=whole&p=web&tv=js-3.0.0`)).status).toBe(200)
       await run.mappings!.drain()
       const counts = run.report()
