@@ -11,10 +11,18 @@ export function synthTemplates(context: Record<string, unknown> = {}): { data: T
   const key = JSON.stringify(context)
   let t = cached.get(key)
   if (!t) {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
-    const data = new FloeDataStack(app, 'FloeData')
-    const appStack = new FloeAppStack(app, 'FloeApp', { data: data.data, projectRoot })
-    t = { data: Template.fromStack(data), app: Template.fromStack(appStack) }
+    // The stacks as the context alone makes them: not with enrichment files some environment of the run names
+    // (the unit files share their process, so a file before this one may have set it).
+    const enrichmentsDir = process.env.FLOE_ENRICHMENTS_DIR
+    delete process.env.FLOE_ENRICHMENTS_DIR
+    try {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } })
+      const data = new FloeDataStack(app, 'FloeData')
+      const appStack = new FloeAppStack(app, 'FloeApp', { data: data.data, projectRoot })
+      t = { data: Template.fromStack(data), app: Template.fromStack(appStack) }
+    } finally {
+      if (enrichmentsDir !== undefined) process.env.FLOE_ENRICHMENTS_DIR = enrichmentsDir
+    }
     cached.set(key, t)
   }
   return t

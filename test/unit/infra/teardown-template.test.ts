@@ -3,15 +3,11 @@
  * templates keep on a stack deletion is of a kind the teardown deletes, and
  * the plan deletes the database before the data stack and the rest after it.
  */
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { describeStep, KIND_OF_TYPE, teardownSteps, type StackDescription } from '../../../lib/core/teardown/teardown-plan'
 import { synthTemplates } from '../../support/synth'
 
-// The stacks as deployed without enrichment files (which add a log group of their own), synthesized for this file alone:
-// the unit files share their process, so neither an environment nor a cached synthesis of another file may count here.
-vi.stubEnv('FLOE_ENRICHMENTS_DIR', '')
-const { app, data } = synthTemplates({ 'floe:test': 'teardown-template' })
-vi.unstubAllEnvs()
+const { app, data } = synthTemplates()
 
 /** A stack as CloudFormation would list it after a deploy: the logical id stands for the physical one. */
 function listed(name: string, template: { toJSON(): Record<string, any> }): StackDescription {
