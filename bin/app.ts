@@ -7,7 +7,7 @@ import { FloeAppStack, FloeDataStack } from '../lib/infra/stacks'
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const app = new App()
-// The deploy settings (README, "Deploying to AWS"): every invalid one is named. The app stack reads them again and reports warnings (unknown keys, no alarm destination).
+// The deploy settings (docs/deploying.md): every invalid one is named. The app stack reads them again and reports warnings (unknown keys, no alarm destination).
 let settings
 try {
   settings = settingsOrThrow(app.node.getAllContext() as Record<string, unknown>).settings

@@ -354,7 +354,7 @@ export interface StreamTriggerDecl extends Partial<StreamTriggerSettings> {
  * it retries for up to 23 hours, under the streams' 24-hour retention, so a
  * record is never silently expired by the stream: one still not stored by
  * then goes to the on-failure destination (the `failedBatches` alarm) with
- * its payload, from where it can be replayed (README: Loaders).
+ * its payload, from where it can be replayed (docs/architecture.md: Loaders).
  */
 const SEARCH_LOADER_TRIGGER = {
   batchSize: 500,

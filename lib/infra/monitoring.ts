@@ -158,7 +158,7 @@ export class FloeMonitoring extends Construct {
     const w = (title: string, left: IMetric[], right: IMetric[] = [], width = 8) => new GraphWidget({ title, left, right, width, height: 6 })
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `Floe-${settings.stage}`, defaultInterval: Duration.hours(3) })
     this.dashboard.addWidgets(
-      new TextWidget({ markdown: `# Floe ${settings.stage}\nPer minute unless stated. The alarms (\`${prefix}-…\`) go to the SNS topic of the stack output AlarmTopicArn; their thresholds are deploy settings (README, Deploying to AWS).`, width: 24, height: 2 }),
+      new TextWidget({ markdown: `# Floe ${settings.stage}\nPer minute unless stated. The alarms (\`${prefix}-…\`) go to the SNS topic of the stack output AlarmTopicArn; their thresholds are deploy settings (docs/deploying.md).`, width: 24, height: 2 }),
       new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 }),
     )
     const enrichOut = ['good', 'incomplete', 'bad', 'pii'].map((n) => enrichMetric(n, 'Sum', minute, n)).filter((m): m is Metric => m !== undefined)

@@ -2,7 +2,7 @@
  * The deploy-time settings of the CDK app, in one place: read from the CDK
  * context (`npx cdk deploy --all -c stage=staging -c alarmEmail=ops@acme.com`,
  * or the `context` of `cdk.json`), validated together, each with its default.
- * The README's table under "Deploying to AWS" lists them. Pure: no CDK imports,
+ * The table in docs/deploying.md (Deploy settings) lists them. Pure: no CDK imports,
  * so the rules are tested without synthesizing.
  */
 import { enrichmentFiles } from './enrichments'
@@ -97,7 +97,7 @@ interface NumberRule {
   readonly integer: boolean
 }
 
-/** Each context key, its default and its rule (what the README's table says). */
+/** Each context key, its default and its rule (what the table in docs/deploying.md says). */
 export const settingKeys = {
   stage: { default: DEFAULT_STAGE, meaning: 'names the deployment' },
   alarmEmail: { default: undefined, meaning: 'e-mail addresses (comma-separated) subscribed to the alarm topic' },

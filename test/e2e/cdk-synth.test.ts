@@ -7,7 +7,7 @@ import { functions } from '../../lib/infra/functions'
 import { projectRoot } from '../../lib/local/handlers'
 
 /**
- * The deploy command of the README's guide ("Deploying to AWS"), synthesized offline without credentials
+ * The deploy command of the deploy guide (docs/deploying.md), synthesized offline without credentials
  * with its flags and its licence setting: every function bundled, each bundle loading on its own.
  * (One synth: each bundles every function, which is most of its time.)
  */

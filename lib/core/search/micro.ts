@@ -4,7 +4,7 @@
  * unchanged: send events, assert on `/micro/good` and `/micro/bad`, call
  * `/micro/reset` between tests.
  *
- * Differences, all documented in the README: events are kept in the store
+ * Differences, all documented in docs/search-store.md: events are kept in the store
  * (not in memory) and come from every collector of the stack; `rawEvent` is
  * the request as the collector received it (./raw-events.ts), rebuilt from
  * the enriched event only for events that were not sent with a tracker

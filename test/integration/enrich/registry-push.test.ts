@@ -112,7 +112,7 @@ describe("a push to this deployment's registry", () => {
     expect(await badCount('push-early')).toBe(0)
   }, 300_000)
 
-  it('as the README says: floe registry push, floe recover --dry-run, floe recover: the replayed events are good', async () => {
+  it('as docs/recovery.md says: floe registry push, floe recover --dry-run, floe recover: the replayed events are good', async () => {
     await pushCli('button_click', '1-0-0', { id: { type: 'string' } })
     const early = await send('readme-flow', uri('1-0-1', 'button_click'), [{ id: 'a' }, { id: 'b' }, { id: 'c' }])
     expect(await badCount('readme-flow')).toBe(3)

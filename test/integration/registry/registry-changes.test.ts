@@ -2,7 +2,7 @@
  * The registry's change counter in the settings table (DynamoDB Local), as a
  * function on AWS follows it: a write counted by another process is seen by
  * this process's resolvers at its first check `REGISTRY_CHECK_MS` or more
- * after its last read, and not before (the bound the README gives).
+ * after its last read, and not before (the bound docs/registry.md gives).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseIgluUri, type SchemaKey } from '../../../lib/core/iglu/keys'

@@ -109,7 +109,7 @@ describe('monthly cost while kept', () => {
   const r = (stack: StackDescription, id: string, f: ResourceFacts) => plannedResources([stack], withFacts([[stack.name, id, f]])).find((x) => x.logicalId === id)!
 
   it('prices a provisioned stream by its shards and an on-demand one by the stream hour', () => {
-    expect(monthlyCostWhileKept(r(data, 'RawStream', { exists: true, shards: 7 }), prices)).toBeCloseTo(7 * 0.015 * 730) // the README's $77 for seven shards
+    expect(monthlyCostWhileKept(r(data, 'RawStream', { exists: true, shards: 7 }), prices)).toBeCloseTo(7 * 0.015 * 730) // the deploy guide's $77 for seven shards
     expect(monthlyCostWhileKept(r(data, 'RawStream', { exists: true, onDemand: true, shards: 4 }), prices)).toBeCloseTo(0.04 * 730)
   })
 
