@@ -37,3 +37,18 @@ export async function warmControlPlane(url: string): Promise<void> {
     if (r.status !== 500) return
   }
 }
+
+/** One tp2 POST of `events` (tracker parameters) to the collector at `url`, as a tracker sends it; it must be taken. */
+export async function postTp2(url: string, events: readonly Record<string, string>[]): Promise<void> {
+  const res = await fetch(`${url}/com.snowplowanalytics.snowplow/tp2`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data: events }),
+  })
+  expect(res.status).toBe(200)
+}
+
+/** `POST /control-plane/recover` with `body`: the status and the JSON answer. */
+export async function recoverRequest(url: string, body: unknown): Promise<{ status: number; body: Record<string, any> }> {
+  const r = await fetch(`${url}/control-plane/recover`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
+  return { status: r.status, body: (await r.json()) as Record<string, any> }
+}

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runFloe } from '../../support/process'
-import { pushSchema, warmControlPlane } from '../../support/schemas'
+import { postTp2, pushSchema, recoverRequest, warmControlPlane } from '../../support/schemas'
 import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '3c9d2a4b-5e6f-4a7b-8c9d-0e1f2a3b4c5d'
@@ -45,11 +45,7 @@ async function push(version: string, properties: Record<string, unknown>) {
 async function send(aid: string, schema: string, datas: unknown[]): Promise<string[]> {
   const ids = datas.map(() => randomUUID())
   const data = datas.map((d, i) => ({ e: 'ue', p: 'web', tv: 'test-0', aid, eid: ids[i]!, ue_pr: JSON.stringify({ schema: UE, data: { schema, data: d } }) }))
-  const res = await fetch(`${stack.current.url}/com.snowplowanalytics.snowplow/tp2`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }),
-  })
-  expect(res.status).toBe(200)
+  await postTp2(stack.current.url, data)
   await settle()
   return ids
 }
@@ -59,10 +55,7 @@ const settle = async () => {
   await stack.current.drain()
 }
 
-async function recover(body: unknown) {
-  const r = await fetch(`${stack.current.url}/control-plane/recover`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
-  return { status: r.status, body: (await r.json()) as Record<string, any> }
-}
+const recover = (body: unknown) => recoverRequest(stack.current.url, body)
 
 /** `floe registry push` of one schema, as a user does. */
 const pushCli = (name: string, version: string, properties: Record<string, unknown>) => pushSchema(stack.current.url, SUPER, schemaDoc(name, version, properties))

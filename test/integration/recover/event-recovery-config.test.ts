@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runFloe } from '../../support/process'
-import { warmControlPlane } from '../../support/schemas'
+import { postTp2, recoverRequest, warmControlPlane } from '../../support/schemas'
 import { uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 
 const SUPER = '7b2e4c1a-3d5f-4a6b-8c7d-9e0f1a2b3c4d'
@@ -28,19 +28,12 @@ const settle = async () => {
 async function send(aid: string, version: string, n: number): Promise<string[]> {
   const ids = Array.from({ length: n }, () => randomUUID())
   const data = ids.map((eid, i) => ({ e: 'ue', p: 'web', tv: 'test-0', aid, eid, ue_pr: JSON.stringify({ schema: UE, data: { schema: `iglu:${VENDOR}/click/jsonschema/${version}`, data: { label: `l${i}` } } }) }))
-  const res = await fetch(`${stack.current.url}/com.snowplowanalytics.snowplow/tp2`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }),
-  })
-  expect(res.status).toBe(200)
+  await postTp2(stack.current.url, data)
   await settle()
   return ids
 }
 
-async function recoverApi(body: unknown) {
-  const r = await fetch(`${stack.current.url}/control-plane/recover`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
-  return { status: r.status, body: (await r.json()) as Record<string, any> }
-}
+const recoverApi = (body: unknown) => recoverRequest(stack.current.url, body)
 
 const CONFIG = {
   schema: 'iglu:com.snowplowanalytics.snowplow/recoveries/jsonschema/4-0-0',

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RECOVERY_HEADER } from '../../../lib/core/recover/events'
 import { runFloe } from '../../support/process'
-import { objectSchema, pushSchema, warmControlPlane } from '../../support/schemas'
+import { objectSchema, postTp2, pushSchema, recoverRequest, warmControlPlane } from '../../support/schemas'
 import { testClients, uniquePrefix, useLocalStack, withAuth } from '../../support/stack'
 import { readPayloads } from '../../support/streams'
 
@@ -37,11 +37,7 @@ async function send(aid: string, schema: string, datas: unknown[], base64 = fals
     const ue = JSON.stringify({ schema: UE, data: { schema, data: d } })
     return { e: 'ue', p: 'web', tv: 'test-0', aid, eid: ids[i]!, dtm: String(Date.now()), ...(base64 ? { ue_px: Buffer.from(ue).toString('base64url') } : { ue_pr: ue }) }
   })
-  const res = await fetch(`${stack.current.url}/com.snowplowanalytics.snowplow/tp2`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ schema: 'iglu:com.snowplowanalytics.snowplow/payload_data/jsonschema/1-0-4', data }),
-  })
-  expect(res.status).toBe(200)
+  await postTp2(stack.current.url, data)
   await settle()
   return ids
 }
@@ -51,10 +47,7 @@ const settle = async () => {
   await stack.current.drain()
 }
 
-async function recoverApi(body: unknown) {
-  const r = await fetch(`${stack.current.url}/control-plane/recover`, { method: 'POST', headers: withAuth({ 'content-type': 'application/json' }), body: JSON.stringify(body) })
-  return { status: r.status, body: (await r.json()) as Record<string, any> }
-}
+const recoverApi = (body: unknown) => recoverRequest(stack.current.url, body)
 
 /** `floe recover …` against this stack (an endpoints.json naming its emulators). */
 async function recoverCli(...args: string[]) {
