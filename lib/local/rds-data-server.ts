@@ -60,6 +60,8 @@ export interface DataApiServer {
   readonly url: string
   /** Transactions open now. */
   openTransactions(): number
+  /** Transactions running a statement now. */
+  busyTransactions(): number
   /** Stops listening, rolls back the open transactions, closes the connections. */
   close(): Promise<void>
 }
@@ -386,6 +388,7 @@ export async function startDataApiServer(o: DataApiServerOptions): Promise<DataA
   return {
     url: `http://${host}:${port}`,
     openTransactions: () => transactions.size,
+    busyTransactions: () => [...transactions.values()].filter((t) => t.busy).length,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()

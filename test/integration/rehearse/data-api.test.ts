@@ -6,8 +6,8 @@
  * same code gets from PostgreSQL directly; transactions commit, roll back
  * and end when idle; errors are the Data API's.
  */
-import { BatchExecuteStatementCommand, BeginTransactionCommand, ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BatchExecuteStatementCommand, BeginTransactionCommand, CommitTransactionCommand, ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { rdsDataClient } from '../../../lib/aws/rds-data'
 import { loadBatch } from '../../../lib/core/search/loader'
 import { micro, microText } from '../../../lib/core/search/micro'
@@ -16,6 +16,8 @@ import { countDocuments, migrate, MIGRATIONS, searchDb, type SearchDb } from '..
 import { startDataApiServer } from '../../../lib/local/rds-data-server'
 import { startSearchStoreStandIn, type SearchStoreStandIn } from '../../../lib/local/rehearse/search-store'
 import { postgresClient, type PostgresClient } from '../../../lib/runtime/postgres'
+import { spawn } from 'node:child_process'
+import { projectRoot } from '../../../lib/local/handlers'
 import { batch, enricher, payload } from '../../unit/enrich/helpers'
 
 const CLUSTER = 'arn:aws:rds:us-east-1:000000000000:cluster:floedata-searchdatabase-1abc'
@@ -190,6 +192,25 @@ describe('the Data API stand-in', () => {
     expect(res.status).toBe(413)
   })
 
+  it('a second statement while one runs in the same transaction is refused, as the Data API refuses it', async () => {
+    const quick = await startDataApiServer({ connect: { connectionString: standIn.postgresUrl }, clusterArn: CLUSTER, secretArn: SECRET, database: 'floe' })
+    const own = new RDSDataClient({ endpoint: quick.url, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 })
+    try {
+      const { transactionId } = await own.send(new BeginTransactionCommand(target))
+      const slow = own.send(new ExecuteStatementCommand({ ...target, sql: 'SELECT pg_sleep(1) IS NULL AS slept', transactionId, formatRecordsAs: 'JSON' }))
+      await vi.waitFor(() => expect(quick.busyTransactions()).toBe(1), { timeout: 10_000, interval: 5 })
+      const second = await failure(own.send(new ExecuteStatementCommand({ ...target, sql: 'SELECT 1', transactionId })))
+      expect([second.name, second.message]).toEqual(['DatabaseErrorException', 'Transaction is still running a query'])
+      expect(JSON.parse((await slow).formattedRecords!)).toEqual([{ slept: false }])
+      // the transaction goes on
+      expect((await own.send(new ExecuteStatementCommand({ ...target, sql: 'SELECT 2 AS n', transactionId, formatRecordsAs: 'JSON' }))).formattedRecords).toBe('[{"n":2}]')
+      await own.send(new CommitTransactionCommand({ ...target, transactionId }))
+    } finally {
+      own.destroy()
+      await quick.close()
+    }
+  })
+
   it('a transaction without a call for its idle time is rolled back and ended, as Aurora ends it after 3 minutes', async () => {
     await direct.query('CREATE TABLE IF NOT EXISTS idle_rows (id int)')
     let ended!: () => void
@@ -210,4 +231,54 @@ describe('the Data API stand-in', () => {
       await quick.close()
     }
   })
+
+  it('killed (-9) mid-way: a batch lands whole or not at all, an uncommitted transaction leaves nothing, what was committed stays', async () => {
+    await direct.query('CREATE TABLE IF NOT EXISTS fault_rows (id int PRIMARY KEY, batch text)')
+    /** The stand-in in a process of its own, and its URL once it listens. */
+    const start = () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/rds-data-child.mts', standIn.postgresUrl, CLUSTER, SECRET, 'floe'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+      const exited = new Promise<void>((r) => child.once('exit', () => r()))
+      let out = ''
+      const url = new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString()
+          const m = /listening (http:\S+)/.exec(out)
+          if (m) resolve(m[1]!)
+        })
+        child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+        void exited.then(() => reject(new Error(`the stand-in exited: ${out}`)))
+      })
+      return { child, exited, url }
+    }
+    const urlOf = (c: ReturnType<typeof start>) => c.url
+    const clientOf = (endpoint: string) => new RDSDataClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 })
+    const rows = (from: number, n: number, tag: string) => Array.from({ length: n }, (_, i) => [{ name: 'id', value: { longValue: from + i } }, { name: 'tag', value: { stringValue: tag } }])
+    const insert = 'INSERT INTO fault_rows (id, batch) VALUES (:id, :tag)'
+
+    // committed, then a transaction open with rows in it when the process dies
+    const first = start()
+    const c1 = clientOf(await urlOf(first))
+    await c1.send(new BatchExecuteStatementCommand({ ...target, sql: insert, parameterSets: rows(0, 50, 'committed') }))
+    const { transactionId } = await c1.send(new BeginTransactionCommand(target))
+    await c1.send(new BatchExecuteStatementCommand({ ...target, sql: insert, parameterSets: rows(1000, 50, 'uncommitted'), transactionId }))
+    first.child.kill('SIGKILL')
+    await first.exited
+    c1.destroy()
+
+    // a large batch outside a transaction, the process killed while it runs
+    const second = start()
+    const c2 = clientOf(await urlOf(second))
+    const sent = c2.send(new BatchExecuteStatementCommand({ ...target, sql: insert, parameterSets: rows(2000, 2000, 'killed') })).catch((e: Error) => e)
+    second.child.kill('SIGKILL')
+    await second.exited
+    await sent
+    c2.destroy()
+
+    const { rows: counts } = await direct.query<{ batch: string; n: number }>('SELECT batch, count(*)::int AS n FROM fault_rows GROUP BY batch ORDER BY batch')
+    const by = Object.fromEntries(counts.map((r) => [r.batch, r.n]))
+    expect(by.committed).toBe(50)
+    expect(by.uncommitted).toBeUndefined()
+    expect([undefined, 2000]).toContain(by.killed)
+  })
 })
+
