@@ -13,6 +13,7 @@ import { loadBatch } from '../../../lib/core/search/loader'
 import { micro, microText } from '../../../lib/core/search/micro'
 import { count, search } from '../../../lib/core/search/query'
 import { countDocuments, migrate, MIGRATIONS, searchDb, type SearchDb } from '../../../lib/core/search/store'
+import { startIamProxy, type ProxyIdentity } from '../../../lib/local/iam-proxy'
 import { startDataApiServer } from '../../../lib/local/rds-data-server'
 import { startSearchStoreStandIn, type SearchStoreStandIn } from '../../../lib/local/rehearse/search-store'
 import { postgresClient, type PostgresClient } from '../../../lib/runtime/postgres'
@@ -279,6 +280,28 @@ describe('the Data API stand-in', () => {
     expect(by.committed).toBe(50)
     expect(by.uncommitted).toBeUndefined()
     expect([undefined, 2000]).toContain(by.killed)
+  })
+
+  it('behind the IAM proxy, as the rehearsal puts it: a role allowed the statement and the secret writes, one without the secret is refused and nothing runs', async () => {
+    await direct.query('CREATE TABLE IF NOT EXISTS proxied_rows (who text)')
+    const identities = new Map<string, ProxyIdentity<readonly string[]>>([
+      ['AKIDLOADER', { name: 'Loader', policies: [...['ExecuteStatement', 'BeginTransaction', 'CommitTransaction'].map((a) => `rds-data:${a} ${CLUSTER}`), `secretsmanager:GetSecretValue ${SECRET}`] }],
+      ['AKIDNOSECRET', { name: 'NoSecret', policies: [`rds-data:ExecuteStatement ${CLUSTER}`] }],
+    ])
+    const proxy = await startIamProxy({ target: standIn.dataApiUrl, identities, authorize: (id, r) => ({ decision: id.policies.includes(`${r.action} ${r.resource}`) ? 'allowed' : 'implicit-deny' }), account: '000000000000', region: 'us-east-1' })
+    const as = (accessKeyId: string) => new RDSDataClient({ endpoint: proxy.url, region: 'us-east-1', credentials: { accessKeyId, secretAccessKey: 's' }, maxAttempts: 1 })
+    const loader = as('AKIDLOADER')
+    const refused = as('AKIDNOSECRET')
+    try {
+      await rdsDataClient(target, loader).transaction((tx) => tx.query('INSERT INTO proxied_rows (who) VALUES ($1)', ['loader']))
+      const err = await failure(rdsDataClient(target, refused, { resumeWaitMs: 0 }).query('INSERT INTO proxied_rows (who) VALUES ($1)', ['refused']))
+      expect(err.name).toBe('AccessDeniedException')
+      expect((await direct.query('SELECT who FROM proxied_rows')).rows).toEqual([{ who: 'loader' }])
+    } finally {
+      loader.destroy()
+      refused.destroy()
+      await proxy.close()
+    }
   })
 })
 
