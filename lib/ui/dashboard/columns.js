@@ -151,10 +151,15 @@ function unstructSchemaOf(raw) {
 /** What a failed event was: its `event_name`, else its `event`. */
 export const failedEventName = (e) => e?.event_name || e?.event || 'event'
 
+/**
+ * A bad row's columns, labelled with the names the search store takes for
+ * them in queries (lib/core/search/shown-fields.ts): `app_id:shop` finds
+ * what the app_id column shows.
+ */
 export const BAD_COLUMNS = [
-  field('data.failure.timestamp', { label: 'failure timestamp', time: true }),
-  { id: 'failure_type', label: 'failure type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
-  field('data.failure.messages.schemaKey', { label: 'failing schema' }),
+  field('data.failure.timestamp', { label: 'failure_timestamp', time: true }),
+  { id: 'failure_type', label: 'failure_type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
+  field('data.failure.messages.schemaKey', { label: 'failing_schema' }),
   { id: 'message', label: 'message', source: ['data.failure'], wrap: true, value: (d) => badRowMessages(d) },
   field('data.payload.enriched.app_id', { label: 'app_id' }),
   field('data.payload.enriched.event', { label: 'event' }),
