@@ -102,7 +102,7 @@ describe('/dashboard-ui', () => {
     const asItCame = micro.map((b) => JSON.parse(b.errors.at(-1)!)).find((row) => row.data.payload.enriched.app_id === 'e2e-invalid')
     expect(asItCame.data.failure.messages[0].error.error).toBe('ValidationError')
 
-    await page.goto(url('/dashboard-ui#index=bad&range=1h&q=app_id%3Ae2e-invalid'))
+    await page.goto(url('/dashboard-ui#index=bad&range=1h&q=e2e-invalid'))
     const rows = page.getByTestId('events').locator('tbody tr')
     await until(() => rows.count()).toBe(1)
     await rows.first().click()
