@@ -10,8 +10,11 @@ import { parseQueryString } from '../../../lib/core/search/lucene'
 import { condition, Statement } from '../../../lib/core/search/query-sql'
 import { SHOWN_FIELDS } from '../../../lib/core/search/shown-fields'
 import type { SearchIndex } from '../../../lib/core/search/store'
-// the pages' own columns (plain browser modules)
-import { COLUMNS as PAGE_COLUMNS } from '../../../lib/ui/dashboard/columns.js'
+
+// the pages' own columns (plain browser JavaScript, without types)
+const COLUMNS_MODULE: string = '../../../lib/ui/dashboard/columns.js'
+type PageColumn = { id: string; label: string; source: string[] }
+const { COLUMNS: PAGE_COLUMNS } = (await import(COLUMNS_MODULE)) as { COLUMNS: Record<SearchIndex, PageColumn[]> }
 
 const NOW = Date.parse('2026-01-02T03:04:05Z')
 
@@ -77,7 +80,7 @@ describe('shown names in queries', () => {
 
   it('every column the pages show, on either index, is searchable by the name they show', () => {
     for (const index of ['good', 'bad'] as const) {
-      for (const col of PAGE_COLUMNS[index] as { id: string; label: string; source: string[] }[]) {
+      for (const col of PAGE_COLUMNS[index]) {
         const shown = (SHOWN_FIELDS[index] as Record<string, unknown>)[col.label]
         const isPath = col.source.length === 1 && col.source[0] === col.label
         expect(shown !== undefined || isPath, `${index}: column ${col.id} shown as ${col.label}`).toBe(true)
