@@ -2,6 +2,7 @@
 import { iso, parseDate } from './dates'
 import { refuse, type Query } from './query-tree'
 import { shownField, type ComputedField } from './shown-fields'
+import { UNION_KEYS } from './unions'
 import type { SearchIndex } from './store'
 import { wordsOf } from './words'
 
@@ -62,6 +63,20 @@ export function jsonPath(field: string, tail = '[*]'): string {
   return `lax $${field.split('.').map((seg) => `.${JSON.stringify(seg)}`).join('')}${tail}`
 }
 
+/**
+ * A SQL/JSON path on the bad index that finds a key under any name the store
+ * keeps it by (`error` holding a string is stored as `error_str`, a list as
+ * `error_list`: ./unions.ts), so a path written as the bad row came (as the
+ * pages show it) matches, and so does the stored name.
+ */
+export function storedNamesPath(field: string, tail = '[*]'): string {
+  checkText(field, 'a field name')
+  const steps = field.split('.').map((seg) =>
+    UNION_KEYS.has(seg) ? ` ? (@.type() == "object").keyvalue() ? (${[seg, `${seg}_str`, `${seg}_list`].map((k) => `@.key == ${JSON.stringify(k)}`).join(' || ')}).value` : `.${JSON.stringify(seg)}`,
+  )
+  return `lax $${steps.join('')}${tail}`
+}
+
 export class Statement {
   readonly params: unknown[] = []
   constructor(
@@ -97,8 +112,10 @@ export class Statement {
   }
   /** The SQL/JSON path of a field of a query (a shown name's path; every value under it for a `deep` one). */
   queryPath(field: string): string {
-    const shown = field === '*' ? undefined : shownField(this.index, field)
-    return shown && 'path' in shown ? jsonPath(shown.path, 'deep' in shown && shown.deep ? '.**' : '[*]') : jsonPath(field)
+    if (field === '*') return jsonPath(field)
+    const shown = shownField(this.index, field)
+    const [path, tail] = shown && 'path' in shown ? [shown.path, 'deep' in shown && shown.deep ? '.**' : '[*]'] : [field, '[*]']
+    return this.index === 'bad' ? storedNamesPath(path, tail) : jsonPath(path, tail)
   }
   isDate(field: string): boolean {
     return field === TIME_FIELDS[this.index] || (this.index === 'good' && /^[a-z_]+_tstamp$/.test(field))

@@ -29,7 +29,9 @@ beforeAll(async () => {
   }
   expect(await loadBatch(store.db, 'good', lines.map((text, i) => ({ id: `g${i}`, text })), NOW)).toMatchObject({ loaded: 3 })
   const bad = [schemaViolation('e-1', Date.parse('2026-11-28T10:00:00Z'), 'shop'), schemaViolation('e-2', Date.parse('2026-11-28T11:00:00Z'), 'blog'), schemaViolation('e-3', Date.parse('2026-11-28T11:30:00Z'), 'shop')]
-  expect(await loadBatch(store.db, 'bad', bad.map((text, i) => ({ id: `b${i}`, text })), NOW)).toMatchObject({ loaded: 3 })
+  // a bad row whose failure holds a plain text and a string error (stored as error_str), its payload a text (payload_str)
+  bad.push(JSON.stringify({ schema: 'iglu:com.acme.badrows/generic_error/jsonschema/1-0-0', data: { failure: { timestamp: '2026-11-28T09:00:00Z', messages: ['plain text', { error: 'direct' }] }, payload: 'text' } }))
+  expect(await loadBatch(store.db, 'bad', bad.map((text, i) => ({ id: `b${i}`, text })), NOW)).toMatchObject({ loaded: 4 })
 }, 60_000)
 afterAll(async () => {
   await store?.close()
@@ -65,6 +67,22 @@ describe('column names as query fields', () => {
       ['processor:[a TO g]', 3],
       ['schema:"iglu:com.snowplowanalytics.snowplow.badrows/schema_violations/jsonschema/2-0-1"', 3],
       ['app_id:shop AND NOT failure_timestamp:<now-1h', 1],
+    ]
+    for (const [q, want] of cases) expect(await n('bad', q), q).toEqual([want, want])
+  })
+
+  it('on the bad index, a field is found by the name it came with (as the pages show it) and by the name the store keeps', async () => {
+    const cases: [string, number][] = [
+      ['data.failure.messages.error.error:ResolutionError', 3],
+      ['data.failure.messages.error.error_str:ResolutionError', 3],
+      ['data.failure.messages.error:direct', 1],
+      ['data.failure.messages.error_str:direct', 1],
+      ['data.failure.messages.error:*', 4],
+      ['data.payload:text', 1],
+      ['data.payload_str:text', 1],
+      ['message:direct', 1],
+      ['message:plain*', 1],
+      ['data.failure.messages.schemaKey:"iglu:com.acme/click/jsonschema/1-0-0"', 3],
     ]
     for (const [q, want] of cases) expect(await n('bad', q), q).toEqual([want, want])
   })

@@ -58,8 +58,9 @@ describe('shown names in queries', () => {
   it('message is any value under the failure, at any depth', () => {
     const { where, params } = sql('bad', 'message:ResolutionError')
     expect(where).toContain('jsonb_path_exists(doc')
-    expect(params[0]).toBe('lax $."data"."failure".** ? (@ == $v0)')
-    expect(sql('bad', 'message:*not\\ found*').params[0]).toBe('lax $."data"."failure".**')
+    const failure = '."data" ? (@.type() == "object").keyvalue() ? (@.key == "failure" || @.key == "failure_str" || @.key == "failure_list").value'
+    expect(params[0]).toBe(`lax $${failure}.** ? (@ == $v0)`)
+    expect(sql('bad', 'message:*not\\ found*').params[0]).toBe(`lax $${failure}.**`)
   })
 
   it('computed columns: the typed column where there is one, else the same text computed from the document', () => {
@@ -74,8 +75,14 @@ describe('shown names in queries', () => {
   it('elsewhere a name is the document path it says, and the good index keeps its own fields', () => {
     expect(sql('good', 'app_id:shop')).toEqual({ where: '(app_id IS NOT NULL AND app_id IN ($1))', params: ['shop'] })
     expect(sql('bad', 'schema:x').params[0]).toBe('lax $."schema"[*] ? (@ == $v0)')
-    expect(sql('bad', 'data.payload.enriched.app_id:shop').params[0]).toBe('lax $."data"."payload"."enriched"."app_id"[*] ? (@ == $v0)')
+    expect(sql('good', 'data.payload.enriched.app_id:shop').params[0]).toBe('lax $."data"."payload"."enriched"."app_id"[*] ? (@ == $v0)')
     expect(sql('good', 'toString:x').params[0]).toBe('lax $."toString"[*] ? (@ == $v0)')
+  })
+
+  it('on the bad index, a key the store renames is found by the name it came with, and by the stored one', () => {
+    const error = (name: string) => `? (@.type() == "object").keyvalue() ? (@.key == "${name}" || @.key == "${name}_str" || @.key == "${name}_list").value`
+    expect(sql('bad', 'data.failure.messages.error.error:ValidationError').params[0]).toBe(`lax $."data" ${error('failure')}."messages" ${error('error')} ${error('error')}[*] ? (@ == $v0)`)
+    expect(sql('bad', 'data.failure.messages.error.error_str:ValidationError').params[0]).toBe(`lax $."data" ${error('failure')}."messages" ${error('error')}."error_str"[*] ? (@ == $v0)`)
   })
 
   it('every column the pages show, on either index, is searchable by the name they show', () => {
