@@ -88,8 +88,8 @@ describe('/dashboard-ui', () => {
     await until(() => rows.count()).toBe(1)
     expect(await rows.first().innerText()).toContain('e2e-missing')
     await until(() => page.getByTestId('query-error').count()).toBe(0)
-    // each column by its name, with a value the column shows
-    for (const [q, n] of [['failure_type:schema_violations', 2], [`failing_schema:"${MISSING}"`, 1], ['message:ResolutionError', 1], ['app_id:e2e-*', 2], ['failure_timestamp:[now-1h TO now]', 2], ['event:unstruct', 2]] as const) {
+    // each column by its name, with a value the column shows; and a field by the name the row's panel shows
+    for (const [q, n] of [['failure_type:schema_violations', 2], [`failing_schema:"${MISSING}"`, 1], ['message:ResolutionError', 1], ['app_id:e2e-*', 2], ['failure_timestamp:[now-1h TO now]', 2], ['event:unstruct', 2], ['data.failure.messages.error.error:ValidationError', 1]] as const) {
       await search(q)
       await until(() => page.locator('.events-wrap').getAttribute('data-stale')).toBe('false')
       await until(() => rows.count(), 30_000).toBe(n)
