@@ -33,6 +33,7 @@ import { LocalHttps, type LocalHttpsOptions } from './https/manager'
 import { httpsFromEnvironment } from './https/settings'
 import { setHttpsControl } from '../runtime/https'
 import { StreamTrigger } from './stream-trigger'
+import { igluDirsReport } from '../runtime/iglu-dirs'
 
 export interface LocalStackOptions {
   /** Persistent data directory; everything in memory when omitted. */
@@ -184,6 +185,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     await provision(aws, names, log)
     for (const line of await sealStoredSecrets(aws.ddb, names, runtimeSeal())) log(line)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
+    // schema files of FLOE_IGLU_DIRS that cannot be used: said at the start (and again when one changes, in the log of the function that reads it)
+    const iglu = igluDirsReport()
+    for (const p of iglu.problems) log(`FLOE_IGLU_DIRS: ${p.path} is not used: ${p.reason}`)
+    for (const d of iglu.truncated) log(`FLOE_IGLU_DIRS: ${d} has more files than are followed for changes`)
     // A recovery run the last stack (or a `floe recover`) left running when its process died: ended, its pending rows released.
     if (endpoints.postgres) await endDeadRecoveryRunsAtStart(log)
 
@@ -245,7 +250,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       }
     }
     https = new LocalHttps({ ...opts.https, ...tls, dir: opts.dataDir === undefined ? undefined : join(opts.dataDir, 'https'), host: opts.host ?? '127.0.0.1', log })
-    gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https })
+    gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https, invoke: (fn, event) => (WORKER_FUNCTIONS.has(fn) ? workerOf(fn).invoke(event) : invoke(fn, event)) })
     await https.start(gateway.handle)
     setHttpsControl(https)
     const g = gateway

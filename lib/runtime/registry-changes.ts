@@ -15,11 +15,15 @@
  * next batch, so the registry's answer means enrich's next batch sees the
  * schema. On AWS, a batch that
  * begins `REGISTRY_CHECK_MS` after the registry answered sees it.
+ *
+ * The same check follows the schema files of `FLOE_IGLU_DIRS` (`iglu-dirs.ts`):
+ * a file added, changed or removed before a batch is seen by it.
  */
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ChangeWatch } from '../core/iglu/changes'
 import { OWN_REGISTRY } from '../core/iglu/resolver-config'
 import { envVar } from '../infra/resources'
+import { changedIgluDirs, resetIgluDirs } from './iglu-dirs'
 import { announce, onNotice } from './notices'
 
 /** The longest time a warm process runs on a cached answer of the registry after a write to it. */
@@ -39,12 +43,16 @@ export interface RegistryFollower {
 const followers = new Set<WeakRef<RegistryFollower>>()
 let watch: ChangeWatch | undefined
 
-function forgetRegistry(): void {
+function forget(repository: string): void {
   for (const ref of followers) {
     const f = ref.deref()
     if (f === undefined) followers.delete(ref)
-    else f.repositoryChanged?.(OWN_REGISTRY)
+    else f.repositoryChanged?.(repository)
   }
+}
+
+function forgetRegistry(): void {
+  forget(OWN_REGISTRY)
 }
 
 /** Makes `resolver` follow this deployment's registry (held weakly: a resolver built again replaces it). */
@@ -104,6 +112,8 @@ onNotice('registry-changed', (n) => {
  * resolvers, or without the settings table, nothing is read.
  */
 export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<void> {
+  // the schema files of FLOE_IGLU_DIRS, at every check (see ./iglu-dirs.ts)
+  if (followers.size > 0) for (const name of changedIgluDirs(env)) forget(name)
   const table = settingsTable(env)
   if (!table || followers.size === 0) return
   watch ??= new ChangeWatch({ read: () => readRegistryChanges(ddb(), table), everyMs: REGISTRY_CHECK_MS, onChange: forgetRegistry })
@@ -122,4 +132,5 @@ export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJ
 export function resetRegistryChanges(): void {
   watch = undefined
   followers.clear()
+  resetIgluDirs()
 }
