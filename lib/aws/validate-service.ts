@@ -17,10 +17,14 @@ export interface ValidateOptions {
   readonly collectorConfig: () => CollectorConfig
   /** Default `VALIDATE_BUDGET_MS`. */
   readonly budgetMs?: number
+  /** Builds enrich as the function starts (default true). */
+  readonly warm?: boolean
 }
 
 export function validateFromEnvironment(opts: ValidateOptions): HttpHandler {
   const enrich = inProcessEnrich()
+  // built now, not at the first request (a tracker times a request out after 5 s); a failed build is tried again by the request
+  if (opts.warm !== false) void enrich.get().catch(() => undefined)
   const budgetMs = opts.budgetMs ?? VALIDATE_BUDGET_MS
   return (req) =>
     validateRequest(req, {

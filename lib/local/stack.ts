@@ -67,6 +67,12 @@ export interface LocalStackOptions {
    */
   readonly logsDir?: string
   readonly log?: (line: string) => void
+  /**
+   * Starts `/micro/validate`'s worker thread with the stack (it builds enrich
+   * in the background), so that its first request does not wait for it, as
+   * a tracker would not (`floe start`); otherwise at its first request.
+   */
+  readonly warmValidate?: boolean
   /** Time limits of the HTTPS certificate work (tests make them short); the settings come from the environment. */
   readonly https?: Pick<LocalHttpsOptions, 'requestTimeoutMs' | 'issueTimeoutMs' | 'answerWithinMs' | 'renewCheckMs'>
 }
@@ -250,6 +256,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       }
     }
     https = new LocalHttps({ ...opts.https, ...tls, dir: opts.dataDir === undefined ? undefined : join(opts.dataDir, 'https'), host: opts.host ?? '127.0.0.1', log })
+    // /micro/validate's worker loads and builds enrich in the background, so that its first request is answered as fast as the next
+    if (opts.warmValidate) workerOf('microValidate').start()
     gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https, invoke: (fn, event) => (WORKER_FUNCTIONS.has(fn) ? workerOf(fn).invoke(event) : invoke(fn, event)) })
     await https.start(gateway.handle)
     setHttpsControl(https)
