@@ -1,14 +1,16 @@
 /**
  * The schema directories of `FLOE_IGLU_DIRS`, followed without a restart.
- * Every check (at the start of a batch or request, with the registry's change
- * counter: `registry-changes.ts`) takes a snapshot of each directory (one
- * `stat` per file, at most `MAX_IGLU_DIR_FILES` files); where a file was
+ * Each directory is watched (`fs.watch`, recursive); a check (at the start of
+ * a batch or request, with the registry's change counter:
+ * `registry-changes.ts`) after the watcher reported an event takes a snapshot
+ * of the directory (one `stat` per file, at most `MAX_IGLU_DIR_FILES` files;
+ * without a watcher, at most every `IGLU_DIRS_SCAN_MS`); where a file was
  * added, changed or removed since the last snapshot, the resolvers forget
  * what that directory answered, so the batch sees the files as they are now.
  * A changed file that cannot be used is logged with its path and the reason;
  * the others are used.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, watch } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { changedFiles, isSchemaPath, MAX_IGLU_DIR_FILES, schemaFileProblem, type Snapshot } from '../core/iglu/dir-snapshot'
 import { igluDirRepositoryName, igluDirs } from '../core/iglu/resolver-config'
@@ -97,30 +99,75 @@ export function igluDirsReport(env: NodeJS.ProcessEnv = process.env): { files: n
   return { files, problems, truncated }
 }
 
-const last = new Map<string, DirSnapshot>()
+/** Without a watcher (or when it failed), the longest time between two snapshots of a directory. */
+export const IGLU_DIRS_SCAN_MS = 1_000
+
+interface Followed {
+  snapshot: DirSnapshot
+  /** The watcher reported a change since the last snapshot. */
+  dirty: boolean
+  watching: boolean
+  scannedAt: number
+  close?: () => void
+}
+
+const followed = new Map<string, Followed>()
+
+/** Watches a directory's schemas root (recursively): any event marks it dirty. Answers whether it could. */
+function watchDir(dir: string, f: Followed): boolean {
+  try {
+    const w = watch(schemasRoot(resolve(dir)), { recursive: true, persistent: false }, () => {
+      f.dirty = true
+    })
+    w.on('error', () => {
+      // gone or unreadable: back to periodic snapshots
+      f.watching = false
+      f.dirty = true
+      w.close()
+    })
+    f.close = () => w.close()
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
- * Takes a snapshot of each directory of `FLOE_IGLU_DIRS`; answers the names
- * of the repositories (`igluDirRepositoryName`) whose files changed since the
- * last call in this process (all of them at the first call), and logs the
- * changed files that cannot be used.
+ * Follows each directory of `FLOE_IGLU_DIRS`: answers the names of the
+ * repositories (`igluDirRepositoryName`) whose files changed since the last
+ * call in this process (all of them at the first call), and logs the changed
+ * files that cannot be used. A snapshot is taken when the directory's watcher
+ * (`fs.watch`, recursive) reported an event since the last one, or, without a
+ * watcher, when the last one is `IGLU_DIRS_SCAN_MS` old.
  */
-export function changedIgluDirs(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (l) => console.error(l)): string[] {
+export function changedIgluDirs(env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = (l) => console.error(l), now: number = Date.now()): string[] {
   const changed: string[] = []
   for (const d of igluDirs(env.FLOE_IGLU_DIRS)) {
-    const now = snapshotDir(d)
-    const before = last.get(d)
-    last.set(d, now)
-    const paths = before === undefined ? [...now.files.keys()] : changedFiles(before.files, now.files)
-    if (before !== undefined && paths.length === 0) continue
+    let f = followed.get(d)
+    if (f !== undefined && !f.dirty && (f.watching || now - f.scannedAt < IGLU_DIRS_SCAN_MS)) continue
+    const first = f === undefined
+    if (f === undefined) {
+      f = { snapshot: { files: new Map(), truncated: false }, dirty: false, watching: false, scannedAt: now }
+      followed.set(d, f)
+      // watching first: an event between the snapshot below and the watch's start is not missed
+      f.watching = watchDir(d, f)
+    }
+    f.dirty = false
+    f.scannedAt = now
+    const before = f.snapshot
+    const after = snapshotDir(d)
+    f.snapshot = after
+    const paths = first ? [...after.files.keys()] : changedFiles(before.files, after.files)
+    if (!first && paths.length === 0) continue
     changed.push(igluDirRepositoryName(d))
-    for (const p of problemsOf(d, paths, now.files)) log(JSON.stringify({ level: 'WARN', message: `FLOE_IGLU_DIRS: ${p.path} is not used: ${p.reason}` }))
-    if (now.truncated && !before?.truncated) log(JSON.stringify({ level: 'WARN', message: `FLOE_IGLU_DIRS: ${d} has more than ${MAX_IGLU_DIR_FILES} files; only the first ${MAX_IGLU_DIR_FILES} are followed for changes` }))
+    for (const p of problemsOf(d, paths, after.files)) log(JSON.stringify({ level: 'WARN', message: `FLOE_IGLU_DIRS: ${p.path} is not used: ${p.reason}` }))
+    if (after.truncated && !before.truncated) log(JSON.stringify({ level: 'WARN', message: `FLOE_IGLU_DIRS: ${d} has more than ${MAX_IGLU_DIR_FILES} files; only the first ${MAX_IGLU_DIR_FILES} are followed for changes` }))
   }
   return changed
 }
 
 /** For tests: forget the snapshots. */
 export function resetIgluDirs(): void {
-  last.clear()
+  for (const f of followed.values()) f.close?.()
+  followed.clear()
 }

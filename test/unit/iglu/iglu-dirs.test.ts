@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { changedFiles, MAX_SCHEMA_FILE_BYTES, schemaFileProblem } from '../../../lib/core/iglu/dir-snapshot'
 import { igluDirRepositoryName } from '../../../lib/core/iglu/resolver-config'
-import { changedIgluDirs, igluDirsReport, resetIgluDirs, snapshotDir } from '../../../lib/runtime/iglu-dirs'
+import { changedIgluDirs, IGLU_DIRS_SCAN_MS, igluDirsReport, resetIgluDirs, snapshotDir } from '../../../lib/runtime/iglu-dirs'
 
 const self = (name: string, version = '1-0-0') => ({ self: { vendor: 'com.acme', name, format: 'jsonschema', version }, type: 'object' })
 
@@ -46,27 +46,37 @@ describe('following a directory', () => {
   })
   afterEach(() => rmSync(dir, { recursive: true, force: true }))
   const check = () => changedIgluDirs({ FLOE_IGLU_DIRS: dir }, (l) => logged.push(l))
+  /** The first check that finds a change once the watcher has reported it (none within 5 s: []). */
+  const changed = async () => {
+    for (const end = performance.now() + 5_000; performance.now() < end; ) {
+      const c = check()
+      if (c.length > 0) return c
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    return []
+  }
+  afterEach(() => resetIgluDirs())
 
-  it('answers the directory when a file was added, changed or removed, and nothing otherwise', () => {
+  it('answers the directory when a file was added, changed or removed, and nothing otherwise', async () => {
     write('com.acme/a/jsonschema/1-0-0', JSON.stringify(self('a')))
     const name = igluDirRepositoryName(dir)
     expect(check()).toEqual([name]) // the first look
     expect(check()).toEqual([])
     write('com.acme/b/jsonschema/1-0-0', JSON.stringify(self('b')))
-    expect(check()).toEqual([name])
+    expect(await changed()).toEqual([name])
     expect(check()).toEqual([])
     write('com.acme/a/jsonschema/1-0-0', JSON.stringify({ ...self('a'), required: ['x'] }))
-    expect(check()).toEqual([name])
+    expect(await changed()).toEqual([name])
     unlinkSync(join(dir, 'com.acme/b/jsonschema/1-0-0'))
-    expect(check()).toEqual([name])
+    expect(await changed()).toEqual([name])
     expect(logged).toEqual([])
   })
 
-  it('logs a changed file that cannot be used with its path and reason, once; the start report lists it', () => {
+  it('logs a changed file that cannot be used with its path and reason, once; the start report lists it', async () => {
     write('schemas/com.acme/a/jsonschema/1-0-0', JSON.stringify(self('a')))
     check()
     write('schemas/com.acme/bad/jsonschema/1-0-0', '{"self":')
-    check()
+    await changed()
     expect(logged).toHaveLength(1)
     expect(logged[0]).toContain(join(dir, 'schemas/com.acme/bad/jsonschema/1-0-0'))
     expect(logged[0]).toMatch(/is not used: it is not valid JSON/)
@@ -75,5 +85,15 @@ describe('following a directory', () => {
     expect(igluDirsReport({ FLOE_IGLU_DIRS: dir })).toMatchObject({ files: 2, problems: [{ path: join(dir, 'schemas/com.acme/bad/jsonschema/1-0-0'), reason: expect.stringMatching(/not valid JSON/) }], truncated: [] })
     // the snapshot is of the schemas/ directory the repository reads
     expect([...snapshotDir(dir).files.keys()]).toEqual(['com.acme/a/jsonschema/1-0-0', 'com.acme/bad/jsonschema/1-0-0'])
+  })
+
+  it('without a watcher, takes a snapshot at most every IGLU_DIRS_SCAN_MS', () => {
+    write('com.acme/a/jsonschema/1-0-0', JSON.stringify(self('a')))
+    const gone = join(dir, 'not-there-yet')
+    const at = (now: number) => changedIgluDirs({ FLOE_IGLU_DIRS: gone }, (l) => logged.push(l), now)
+    expect(at(0)).toEqual([igluDirRepositoryName(gone)]) // the first look: nothing to watch
+    write('not-there-yet/com.acme/a/jsonschema/1-0-0', JSON.stringify(self('a')))
+    expect(at(IGLU_DIRS_SCAN_MS - 1)).toEqual([])
+    expect(at(IGLU_DIRS_SCAN_MS)).toEqual([igluDirRepositoryName(gone)])
   })
 })
