@@ -1,15 +1,21 @@
 /**
  * `/micro/validate/<collector path>` in the running stack: the requests the
  * Node tracker sends for the home page's example events (good and bad), sent
- * to `/micro/validate` and to the collector; the validation answers what the
- * pipeline then stores (`/micro/good`, `/micro/bad`), and stores nothing
- * itself. Then its limits and errors.
+ * to `/micro/validate` and to the collector, and a page view the stack's
+ * enrichments (the common production set) have work on; the validation
+ * answers what the pipeline then stores (`/micro/good`, `/micro/bad`), and
+ * stores nothing itself. Then its limits and errors.
  */
 import { describe, expect, it } from 'vitest'
 import { captureRequests, homeExamples, type TrackerRequest } from '../../support/tracker-requests'
+import { ENRICHABLE, productionEnrichments } from '../../support/enrichments'
 import { useLocalStack, withAuth } from '../../support/stack'
 
-const stack = useLocalStack({ environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
+// the common production set of enrichments: the answer is what this stack's enrich makes of the event
+const stack = useLocalStack({ enrichmentsDir: productionEnrichments().dir, environment: { ACCEPT_LIMITED_USE_LICENSE: 'yes', FLOE_IGLU_CENTRAL_URL: '' } })
+
+/** A page view from Changchun, from a Google search, with campaign parameters, as the tracker's GET sends it. */
+const enrichable: TrackerRequest = { method: 'GET', pathAndQuery: `/i?${ENRICHABLE.query}&eid=5b2f3c1e-7d4a-4c6b-9e1f-0a2b3c4d5e6f`, headers: ENRICHABLE.headers }
 
 /** Every stream trigger has caught up: enrich first, then the loaders of what enrich wrote. */
 const settle = async () => {
@@ -38,8 +44,8 @@ const withoutReceived = (e: Record<string, unknown>) => Object.fromEntries(Objec
 
 describe('/micro/validate', () => {
   it('answers for each example event what the pipeline stores, and stores nothing', async () => {
-    const requests = [...(await captureRequests(homeExamples)), ...(await captureRequests((t) => homeExamples(t), { eventMethod: 'get' }))]
-    expect(requests.length).toBe(14)
+    const requests = [...(await captureRequests(homeExamples)), ...(await captureRequests((t) => homeExamples(t), { eventMethod: 'get' })), enrichable]
+    expect(requests.length).toBe(15)
     expect(requests.filter((r) => r.method === 'GET').every((r) => r.pathAndQuery.startsWith('/i?'))).toBe(true)
 
     await settle()
@@ -53,13 +59,17 @@ describe('/micro/validate', () => {
     // enrich ran in a worker thread of its own, off the gateway's event loop
     expect(stack.current.functionWorkers.get('microValidate')?.threadsStarted).toBe(1)
     const results = answers.flat()
-    expect(results.map((x) => x.valid)).toEqual(Array.from({ length: 2 }, () => [true, true, true, true, true, true, false]).flat())
+    expect(results.map((x) => x.valid)).toEqual([...Array.from({ length: 2 }, () => [true, true, true, true, true, true, false]).flat(), true])
+    // the stack's enrichments ran
+    const enriched = results.at(-1) as { event: Record<string, unknown> }
+    expect([enriched.event.user_ipaddress, enriched.event.geo_city, enriched.event.mkt_source, enriched.event.refr_source, enriched.event.network_userid]).toEqual(['175.16.199.x', 'Changchun', 'news', 'Google', 'c0ffee00-0000-4000-8000-000000000001'])
+    expect(enriched.event.event_fingerprint).toMatch(/^[0-9a-f]{32}$/)
 
     for (const r of requests) expect((await send('', r)).status).toBe(200)
     await settle()
     const good = (await micro('/micro/good')) as { event: Record<string, unknown> }[]
     const bad = (await micro('/micro/bad')) as { errors: string[] }[]
-    expect(good).toHaveLength(12)
+    expect(good).toHaveLength(13)
     expect(bad).toHaveLength(2)
     const stored = new Map(good.map((g) => [g.event.event_id as string, g.event]))
     for (const x of results) {
