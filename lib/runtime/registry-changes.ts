@@ -38,6 +38,8 @@ const KEY = { pk: { S: 'control-plane' }, sk: { S: 'registry-changes' } }
 export interface RegistryFollower {
   /** Absent: nothing to forget. */
   repositoryChanged?(name: string): void
+  /** Its repositories (a resolver's), by name. */
+  readonly repositories?: readonly { readonly name: string }[]
 }
 
 const followers = new Set<WeakRef<RegistryFollower>>()
@@ -53,6 +55,25 @@ function forget(repository: string): void {
 
 function forgetRegistry(): void {
   forget(OWN_REGISTRY)
+}
+
+/**
+ * A directory of `FLOE_IGLU_DIRS` changed: each resolver forgets what it
+ * answered and what every other repository but this deployment's registry
+ * answered (a file added there may now come before a schema another
+ * repository gave), so its next lookups read the files as they are now.
+ */
+function forgetIgluDir(repository: string): void {
+  for (const ref of followers) {
+    const f = ref.deref()
+    if (f === undefined) {
+      followers.delete(ref)
+      continue
+    }
+    const names = new Set([repository, ...(f.repositories ?? []).map((r) => r.name)])
+    names.delete(OWN_REGISTRY)
+    for (const n of names) f.repositoryChanged?.(n)
+  }
 }
 
 /** Makes `resolver` follow this deployment's registry (held weakly: a resolver built again replaces it). */
@@ -113,7 +134,7 @@ onNotice('registry-changed', (n) => {
  */
 export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<void> {
   // the schema files of FLOE_IGLU_DIRS, at every check (see ./iglu-dirs.ts)
-  if (followers.size > 0) for (const name of changedIgluDirs(env)) forget(name)
+  if (followers.size > 0) for (const name of changedIgluDirs(env)) forgetIgluDir(name)
   const table = settingsTable(env)
   if (!table || followers.size === 0) return
   watch ??= new ChangeWatch({ read: () => readRegistryChanges(ddb(), table), everyMs: REGISTRY_CHECK_MS, onChange: forgetRegistry })

@@ -9,6 +9,9 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { changedFiles, MAX_SCHEMA_FILE_BYTES, schemaFileProblem } from '../../../lib/core/iglu/dir-snapshot'
 import { igluDirRepositoryName } from '../../../lib/core/iglu/resolver-config'
+import { EmbeddedRepository } from '../../../lib/core/iglu/repositories'
+import { Resolver } from '../../../lib/core/iglu/resolver'
+import { checkRegistryChanges, followRegistry, resetRegistryChanges } from '../../../lib/runtime/registry-changes'
 import { changedIgluDirs, IGLU_DIRS_SCAN_MS, igluDirsReport, resetIgluDirs, snapshotDir } from '../../../lib/runtime/iglu-dirs'
 
 const self = (name: string, version = '1-0-0') => ({ self: { vendor: 'com.acme', name, format: 'jsonschema', version }, type: 'object' })
@@ -95,5 +98,34 @@ describe('following a directory', () => {
     write('not-there-yet/com.acme/a/jsonschema/1-0-0', JSON.stringify(self('a')))
     expect(at(IGLU_DIRS_SCAN_MS - 1)).toEqual([])
     expect(at(IGLU_DIRS_SCAN_MS)).toEqual([igluDirRepositoryName(gone)])
+  })
+
+  it("a file added comes before what a later repository answered, in a resolver that follows the registry", async () => {
+    const later = mkdtempSync(join(tmpdir(), 'floe-iglu-dirs-later-'))
+    try {
+      const put = (root: string, description: string) => {
+        mkdirSync(join(root, 'com.acme/a/jsonschema'), { recursive: true })
+        writeFileSync(join(root, 'com.acme/a/jsonschema/1-0-0'), JSON.stringify({ ...self('a'), description }))
+      }
+      put(later, 'from the later repository')
+      const resolver = followRegistry(new Resolver({ repositories: [new EmbeddedRepository(dir, { name: igluDirRepositoryName(dir), priority: 1 }), new EmbeddedRepository(later, { name: 'later', priority: 2 })] }))
+      const env = { FLOE_IGLU_DIRS: dir }
+      const noTable = () => {
+        throw new Error('no settings table in this test')
+      }
+      const description = async () => {
+        await checkRegistryChanges(noTable, env)
+        const r = await resolver.lookupSchema('iglu:com.acme/a/jsonschema/1-0-0')
+        return r.ok ? (r.value as { description?: string }).description : undefined
+      }
+      expect(await description()).toBe('from the later repository')
+      put(dir, 'from FLOE_IGLU_DIRS')
+      let seen = await description()
+      for (const end = performance.now() + 5_000; seen !== 'from FLOE_IGLU_DIRS' && performance.now() < end; seen = await description()) await new Promise((r) => setTimeout(r, 5))
+      expect(seen).toBe('from FLOE_IGLU_DIRS')
+    } finally {
+      resetRegistryChanges()
+      rmSync(later, { recursive: true, force: true })
+    }
   })
 })
