@@ -215,7 +215,7 @@ export const functions = {
     resolvesSchemas: true,
     packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
     // more specific than the search function's /micro/{proxy+}: API Gateway (and the local gateway) send these here
-    routes: [{ method: 'ANY', path: '/micro/validate/{proxy+}' }],
+    routes: [{ method: 'ANY', path: '/micro/validate' }, { method: 'ANY', path: '/micro/validate/{proxy+}' }],
     auth: 'basic',
     services: ['enrich', 'registry'],
     get environment(): Record<string, string> {

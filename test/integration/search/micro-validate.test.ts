@@ -95,7 +95,7 @@ describe('/micro/validate', () => {
     const [pv] = await captureRequests((t) => homeExamples(t))
     const at = (path: string, init: RequestInit = {}) => fetch(`${stack.current.url}${path}`, { ...init, headers: withAuth(init.headers as Record<string, string>) })
     // paths the collector records no event on, or does not have
-    for (const [method, path] of [['GET', '/micro/validate/health'], ['GET', '/micro/validate/robots.txt'], ['POST', '/micro/validate/i'], ['GET', '/micro/validate/a/b/c'], ['GET', '/micro/validate/r/tp2?u=https%3A%2F%2Fexample.com']] as const) {
+    for (const [method, path] of [['GET', '/micro/validate'], ['POST', '/micro/validate/'], ['GET', '/micro/validate/health'], ['GET', '/micro/validate/robots.txt'], ['POST', '/micro/validate/i'], ['GET', '/micro/validate/a/b/c'], ['GET', '/micro/validate/r/tp2?u=https%3A%2F%2Fexample.com']] as const) {
       const r = await at(path, { method })
       expect(r.status, `${method} ${path}`).toBe(404)
       expect(((await r.json()) as { message: string }).message).toMatch(/micro\/validate/)
