@@ -7,8 +7,6 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
-import { LICENSE_MESSAGE } from '../core/enrich/config'
-import { loadFunctionConfig } from '../core/enrich/function-config'
 import { enrichBatch } from '../core/enrich/runner'
 import { ENRICH_PROCESSOR } from '../core/enrich/version'
 import { NOTHING_SELECTED, RecoveryUnavailable, type RecoverRequest, type RecoverResult } from '../core/recover/api'
@@ -20,37 +18,32 @@ import { claimedAlready, claimRows, countSelection, finishRows, releaseRows, sel
 import type { SearchDb } from '../core/search/store'
 import { envVar } from '../infra/resources'
 import { database } from './database'
-import { restartable } from '../runtime/restarts'
 import { checkRegistryChanges } from '../runtime/registry-changes'
 import { checkSpecChanges } from '../runtime/spec-changes'
-import { bucketName, streamName, tableName } from '../runtime/resources'
+import { bucketName, streamName } from '../runtime/resources'
 import { clients } from './clients'
 import { endDeadRecoveryRuns, faultPoint, thisOwner } from './recover-runs'
-import { createRuntime, loadEnrichments, type EnrichKinesisRuntime } from './enrich-kinesis'
+import type { EnrichKinesisRuntime } from './enrich-kinesis'
+import { EnrichUnavailable, inProcessEnrich } from './enrich-in-process'
 import { KinesisWriter } from './kinesis-writer'
-import { recordedLicence } from './licence'
 
 /** Bad rows read, fixed, judged and written together. */
 export const PAGE_SIZE = 200
 
 /** Enrich as the deployment configures it, for verdicts only (it writes nothing). */
-async function buildEnricher(): Promise<EnrichKinesisRuntime> {
-  let c = loadFunctionConfig()
-  if (!c.ok && c.errors.includes(LICENSE_MESSAGE) && (await recordedLicence(clients().ddb, tableName('settings')))) c = loadFunctionConfig(process.env, { licenceRecorded: true })
-  if (!c.ok) throw new RecoveryUnavailable(`enrich cannot run here, so the events cannot be judged: ${c.errors.join('; ')}`)
-  const rt = createRuntime(c.config, { log: () => undefined })
-  await loadEnrichments(rt)
-  return rt
+const enricher = inProcessEnrich()
+
+async function built(): Promise<EnrichKinesisRuntime> {
+  try {
+    return await enricher.get()
+  } catch (err) {
+    if (err instanceof EnrichUnavailable) throw new RecoveryUnavailable(`enrich cannot run here, so the events cannot be judged: ${err.message}`)
+    throw err
+  }
 }
 
-const enricher = restartable(['enrich', 'registry'], () => {
-  const p = buildEnricher()
-  p.catch(() => enricher.drop())
-  return p
-})
-
 async function verdicts(payloads: readonly Uint8Array[]): Promise<Verdict[]> {
-  const rt = await enricher.get()
+  const rt = await built()
   // The registry as the running enrich sees it: what was pushed before this page is seen (see lib/runtime/registry-changes.ts).
   await checkRegistryChanges(() => clients().ddb)
   // and the published specifications (lib/runtime/spec-changes.ts)

@@ -204,6 +204,25 @@ export const functions = {
     services: ['searchstore', 'registry'],
     environment: fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_SEARCH_TIMEOUT_MS'),
   },
+  microValidate: {
+    description: "Snowplow Micro's testing loop: /micro/validate/<collector path> answers what enrich makes of each event of a tracker's request (this stack's collector configuration, registry and enrichments), writing nothing.",
+    entry: 'functions/micro-validate/handler.ts',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    // as enrich reads them: the registry, the published event specifications, the licence, restarts and registry changes
+    tables: { schemas: 'read', specHistory: 'read', settings: 'read' },
+    buckets: { assets: 'read' },
+    resolvesSchemas: true,
+    packageFiles: ['uap-core/regexes.yaml', '@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm'],
+    // more specific than the search function's /micro/{proxy+}: API Gateway (and the local gateway) send these here
+    routes: [{ method: 'ANY', path: '/micro/validate' }, { method: 'ANY', path: '/micro/validate/{proxy+}' }],
+    auth: 'basic',
+    services: ['enrich', 'registry'],
+    get environment(): Record<string, string> {
+      // enrich's configuration and the collector's: events are judged as the stack's collector and enrich would
+      return { ...enrichDeployment().environment, ...fromDeployEnvironment(...RESOLVER_SETTINGS, 'FLOE_EVENT_SPEC_ENRICHMENT', 'FLOE_COLLECTOR_CONFIG') }
+    },
+  },
   authorizer: {
     description: 'HTTP basic authentication of the single-instance pages and APIs: checks the credentials kept hashed in the settings table (FLOE_USERNAME: the username of a first start; the password is generated and logged once).',
     entry: 'functions/authorizer/handler.ts',

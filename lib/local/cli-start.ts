@@ -144,7 +144,7 @@ export async function startFromCli(): Promise<number> {
   log(`starting Floe (data in ${dir})`)
   let stack
   try {
-    stack = await startLocalStack({ dataDir: dir, host, emulatorHost, port, log, batchingWindowCapSeconds: windowCap })
+    stack = await startLocalStack({ dataDir: dir, host, emulatorHost, port, log, batchingWindowCapSeconds: windowCap, warmValidate: true })
   } catch (err) {
     rmSync(join(dir, 'floe.pid'), { force: true })
     if (err instanceof JavaMissingError || err instanceof JavaCompilerMissingError) {

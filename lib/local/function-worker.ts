@@ -20,6 +20,10 @@
  * same channel, ahead of the next batch; what the handler writes with
  * `console.*` or to stdout comes back and goes to the function's log.
  * Invocations are counted in the metrics here, as in-process ones are.
+ *
+ * `/micro/validate` (`microValidate`) runs enrich on the events of an HTTP
+ * request: the gateway invokes it in a worker thread of its own for the same
+ * reason.
  */
 import { EventEmitter } from 'node:events'
 import { SHARE_ENV, Worker } from 'node:worker_threads'
@@ -30,7 +34,7 @@ import { runAsFunction } from './logs'
 import { measureInvocation } from './metrics'
 
 /** The functions the local stack runs in a worker thread. */
-export const WORKER_FUNCTIONS: ReadonlySet<FunctionKey> = new Set<FunctionKey>(['enrich'])
+export const WORKER_FUNCTIONS: ReadonlySet<FunctionKey> = new Set<FunctionKey>(['enrich', 'microValidate'])
 
 export type LogMethod = 'debug' | 'log' | 'info' | 'warn' | 'error' | 'stdout'
 

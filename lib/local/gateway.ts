@@ -291,8 +291,10 @@ function plainText(res: ServerResponse, status: number, body: string, headers: R
  * API does: each request becomes a payload format 2.0 event for the same
  * handler the CDK app deploys, and the handler's result is written back.
  */
-export async function startGateway(opts: { host?: string; port?: number; log?: (l: string) => void; tls?: GatewayTls } = {}): Promise<Gateway> {
+export async function startGateway(opts: { host?: string; port?: number; log?: (l: string) => void; tls?: GatewayTls; invoke?: (fn: FunctionKey, event: unknown) => Promise<unknown> } = {}): Promise<Gateway> {
   const table = compileRoutes()
+  // the stack passes its own: functions it runs in a worker thread are invoked there
+  const call = opts.invoke ?? invoke
   const log = opts.log ?? (() => {})
   const handle = (req: IncomingMessage, res: ServerResponse, secure: boolean) => {
     const url = req.url ?? '/'
@@ -333,7 +335,7 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
       try {
         const refused = await authorizeRoute(route.fn, event, log)
         if (refused) return errorResponse(res, refused.status, refused.message)
-        await writeResult(res, await invoke(route.fn, event))
+        await writeResult(res, await call(route.fn, event))
       } catch (err) {
         if (err instanceof InvocationTimeoutError) {
           log(`${route.fn}: ${err.message}`)

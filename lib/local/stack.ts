@@ -33,6 +33,7 @@ import { LocalHttps, type LocalHttpsOptions } from './https/manager'
 import { httpsFromEnvironment } from './https/settings'
 import { setHttpsControl } from '../runtime/https'
 import { StreamTrigger } from './stream-trigger'
+import { igluDirsReport } from '../runtime/iglu-dirs'
 
 export interface LocalStackOptions {
   /** Persistent data directory; everything in memory when omitted. */
@@ -66,6 +67,12 @@ export interface LocalStackOptions {
    */
   readonly logsDir?: string
   readonly log?: (line: string) => void
+  /**
+   * Starts `/micro/validate`'s worker thread with the stack (it builds enrich
+   * in the background), so that its first request does not wait for it, as
+   * a tracker would not (`floe start`); otherwise at its first request.
+   */
+  readonly warmValidate?: boolean
   /** Time limits of the HTTPS certificate work (tests make them short); the settings come from the environment. */
   readonly https?: Pick<LocalHttpsOptions, 'requestTimeoutMs' | 'issueTimeoutMs' | 'answerWithinMs' | 'renewCheckMs'>
 }
@@ -184,6 +191,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     await provision(aws, names, log)
     for (const line of await sealStoredSecrets(aws.ddb, names, runtimeSeal())) log(line)
     await deployEnrichments(aws, names, opts.enrichmentsDir ?? enrichmentFiles.sourceDir(), log)
+    // schema files of FLOE_IGLU_DIRS that cannot be used: said at the start (and again when one changes, in the log of the function that reads it)
+    const iglu = igluDirsReport()
+    for (const p of iglu.problems) log(`FLOE_IGLU_DIRS: ${p.path} is not used: ${p.reason}`)
+    for (const d of iglu.truncated) log(`FLOE_IGLU_DIRS: ${d} has more files than are followed for changes`)
     // A recovery run the last stack (or a `floe recover`) left running when its process died: ended, its pending rows released.
     if (endpoints.postgres) await endDeadRecoveryRunsAtStart(log)
 
@@ -245,7 +256,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       }
     }
     https = new LocalHttps({ ...opts.https, ...tls, dir: opts.dataDir === undefined ? undefined : join(opts.dataDir, 'https'), host: opts.host ?? '127.0.0.1', log })
-    gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https })
+    // /micro/validate's worker loads and builds enrich in the background, so that its first request is answered as fast as the next
+    if (opts.warmValidate) workerOf('microValidate').start()
+    gateway = await startGateway({ host: opts.host, port: opts.port, log, tls: https, invoke: (fn, event) => (WORKER_FUNCTIONS.has(fn) ? workerOf(fn).invoke(event) : invoke(fn, event)) })
     await https.start(gateway.handle)
     setHttpsControl(https)
     const g = gateway

@@ -15,12 +15,16 @@
  * next batch, so the registry's answer means enrich's next batch sees the
  * schema. On AWS, a batch that
  * begins `REGISTRY_CHECK_MS` after the registry answered sees it.
+ *
+ * The same check follows the schema files of `FLOE_IGLU_DIRS` (`iglu-dirs.ts`):
+ * a file added, changed or removed before a batch is seen by it.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ChangeWatch } from '../core/iglu/changes'
 import { OWN_REGISTRY } from '../core/iglu/resolver-config'
 import { envVar } from '../infra/resources'
 import { bumpChangeCounter, readChangeCounter } from './change-counter'
+import { changedIgluDirs, resetIgluDirs } from './iglu-dirs'
 import { announce, onNotice } from './notices'
 
 /** The longest time a warm process runs on a cached answer of the registry after a write to it. */
@@ -35,16 +39,41 @@ const COUNTER = 'registry-changes'
 export interface RegistryFollower {
   /** Absent: nothing to forget. */
   repositoryChanged?(name: string): void
+  /** Its repositories (a resolver's), by name. */
+  readonly repositories?: readonly { readonly name: string }[]
 }
 
 const followers = new Set<WeakRef<RegistryFollower>>()
 let watch: ChangeWatch | undefined
 
-function forgetRegistry(): void {
+function forget(repository: string): void {
   for (const ref of followers) {
     const f = ref.deref()
     if (f === undefined) followers.delete(ref)
-    else f.repositoryChanged?.(OWN_REGISTRY)
+    else f.repositoryChanged?.(repository)
+  }
+}
+
+function forgetRegistry(): void {
+  forget(OWN_REGISTRY)
+}
+
+/**
+ * A directory of `FLOE_IGLU_DIRS` changed: each resolver forgets what it
+ * answered and what every other repository but this deployment's registry
+ * answered (a file added there may now come before a schema another
+ * repository gave), so its next lookups read the files as they are now.
+ */
+function forgetIgluDir(repository: string): void {
+  for (const ref of followers) {
+    const f = ref.deref()
+    if (f === undefined) {
+      followers.delete(ref)
+      continue
+    }
+    const names = new Set([repository, ...(f.repositories ?? []).map((r) => r.name)])
+    names.delete(OWN_REGISTRY)
+    for (const n of names) f.repositoryChanged?.(n)
   }
 }
 
@@ -94,6 +123,8 @@ onNotice('registry-changed', (n) => {
  * resolvers, or without the settings table, nothing is read.
  */
 export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<void> {
+  // the schema files of FLOE_IGLU_DIRS, at every check (see ./iglu-dirs.ts)
+  if (followers.size > 0) for (const name of changedIgluDirs(env)) forgetIgluDir(name)
   const table = settingsTable(env)
   if (!table || followers.size === 0) return
   watch ??= new ChangeWatch({ read: () => readRegistryChanges(ddb(), table), everyMs: REGISTRY_CHECK_MS, onChange: forgetRegistry })
@@ -112,4 +143,5 @@ export async function checkRegistryChanges(ddb: () => DynamoDBClient, env: NodeJ
 export function resetRegistryChanges(): void {
   watch = undefined
   followers.clear()
+  resetIgluDirs()
 }

@@ -108,6 +108,9 @@ export function resolverFromConfig(config: ResolverConfig, opts: BuildOptions = 
 }
 
 
+/** The name of the resolver's repository for a directory of `FLOE_IGLU_DIRS`. */
+export const igluDirRepositoryName = (dir: string): string => `Embedded ${dir}`
+
 /** Splits `FLOE_IGLU_DIRS`: `:` or `,` separated. */
 export function igluDirs(value: string | undefined): string[] {
   return (value ?? '').split(/[:,]/).map((s) => s.trim()).filter(Boolean)
@@ -181,7 +184,7 @@ export function defaultResolverConfig(opts: DefaultResolverOptions): { config: R
   extra.push(new EmbeddedRepository(env.FLOE_SCHEMAS_DIR ?? opts.schemasDir, { name: 'Floe embedded', priority: 0 }))
   const dirs = igluDirs(env.FLOE_IGLU_DIRS)
   dirs.forEach((d, i) => {
-    extra.push(new EmbeddedRepository(resolve(d), { name: `Embedded ${d}`, priority: 1 + i }))
+    extra.push(new EmbeddedRepository(resolve(d), { name: igluDirRepositoryName(d), priority: 1 + i }))
   })
   extra.push(new EmbeddedRepository(igluCentralSnapshot(opts.schemasDir, env), { name: 'Iglu Central snapshot', priority: 1 + dirs.length }))
   return { config, extra, lookupTimeoutMs: timeout === undefined ? undefined : timeout * 1000 }

@@ -154,6 +154,11 @@ function nonLossy(line: Line, doc: Record<string, unknown>): Record<string, unkn
   return out
 }
 
+/** The `event` `/micro/good` shows for an enriched TSV line and its shredded document (`goodDocument`). */
+export function microEvent(line: string, doc: Record<string, unknown>): Record<string, unknown> {
+  return nonLossy({ cols: line.split('\t') }, doc)
+}
+
 function contextUris(line: Line): string[] {
   const c = sdj(line.cols[F.contexts] ?? '')
   return Array.isArray(c?.data) ? (c.data as { schema?: unknown }[]).map((e) => e?.schema).filter((s): s is string => typeof s === 'string') : []

@@ -75,7 +75,7 @@ describe('functions behind basic authentication', () => {
   const guarded = (Object.entries(functions) as [FunctionKey, FunctionDecl][]).filter(([, d]) => d.auth === 'basic')
 
   it('are the pages and APIs of the single instance', () => {
-    expect(guarded.map(([k]) => k).sort()).toEqual(['controlPlane', 'metrics', 'search', 'ui'])
+    expect(guarded.map(([k]) => k).sort()).toEqual(['controlPlane', 'metrics', 'microValidate', 'search', 'ui'])
   })
 
   it.each(guarded.map(([k]) => k))('%s refuses a request that carries no verdict of the authorizer', async (key) => {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   await fetch(url('/health'))
   await fetch(url('/registry-server/api/meta/health'))
   await fetch(url('/api/msc/v1/organizations/00000000-0000-4000-8000-000000000000/event-specs/v1'))
-  for (const path of ['/search-store/good/_count', '/home', '/control-plane/version', '/metrics']) await fetch(url(path), { headers: withAuth() })
+  for (const path of ['/search-store/good/_count', '/home', '/control-plane/version', '/metrics', '/micro/validate/i?e=pv&p=web&tv=js-3.0.0']) await fetch(url(path), { headers: withAuth() })
   const r = await metrics()
   expect(r.status).toBe(200)
   expect(r.type).toMatch(/^application\/json/)
@@ -48,7 +48,7 @@ describe('GET /metrics (JSON)', () => {
     expect(report.source).toBe('local')
     const names = Object.keys(report.services)
     expect(names.slice(0, serviceNames.length)).toEqual([...serviceNames])
-    for (const k of ['trackingDesign', 'controlPlane', 'authorizer', 'archive', 'health', 'metrics']) expect(names).toContain(k)
+    for (const k of ['trackingDesign', 'controlPlane', 'authorizer', 'archive', 'health', 'metrics', 'microValidate']) expect(names).toContain(k)
     for (const k of ['dynamodb', 'kinesis', 's3', 'postgres']) expect(report.services[k]).toMatchObject({ kind: 'emulator' })
     const fnServices = Object.entries(report.services).filter(([, s]) => s.kind === 'function') as [string, LocalFunctionService][]
     expect(fnServices.flatMap(([, s]) => s.functions).sort()).toEqual([...new Set(Object.keys(functions))].sort().concat('searchLoader').sort())

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeStep, KIND_OF_TYPE, teardownSteps, type StackDescription } from '../../../lib/core/teardown/teardown-plan'
 import { synthTemplates } from '../../support/synth'
+import { functions } from '../../../lib/infra/functions'
 
 const { app, data } = synthTemplates()
 
@@ -43,7 +44,7 @@ describe('teardown of the synthesized stacks', () => {
     expect(count(dataStack, 'AWS::RDS::DBInstance')).toBe(1)
     expect(count(dataStack, 'AWS::RDS::DBSubnetGroup')).toBe(1)
     // one per function and the API's access log
-    expect(count(appStack, 'AWS::Logs::LogGroup')).toBe(14)
+    expect(count(appStack, 'AWS::Logs::LogGroup')).toBe(Object.keys(functions).length + 1)
   })
 
   it('deletes the app stack first, the database before the data stack, the rest after it; the queues go with their stack', () => {

@@ -71,7 +71,7 @@ describe('the local report', () => {
       process: proc,
       emulators: { dynamodb: { kind: 'emulator', runsIn: 'external', process: null }, kinesis: { kind: 'emulator', runsIn: 'floe', process: null } },
     })
-    expect(Object.keys(r.services)).toEqual([...serviceNames, 'health', 'archive', 'trackingDesign', 'authorizer', 'controlPlane', 'recoverWorker', 'metrics', 'dynamodb', 'kinesis'])
+    expect(Object.keys(r.services)).toEqual([...serviceNames, 'health', 'archive', 'trackingDesign', 'microValidate', 'authorizer', 'controlPlane', 'recoverWorker', 'metrics', 'dynamodb', 'kinesis'])
     expect(r.source).toBe('local')
     const collector = r.services.collector as LocalFunctionService
     expect(collector).toMatchObject({ kind: 'function', functions: ['collector'], runsIn: 'floe', invocations: 2, errors: 0, duration: { sumMs: 30, avgMs: 15, p95Ms: 20, maxMs: 20 }, cpu: { userSeconds: 1.5, systemSeconds: 0.5 } })
