@@ -79,13 +79,15 @@ export function microWaitRoutes(o: MicroWaitOptions) {
     const deadline = o.now() + Math.min(req.timeout, holdMs)
     // the counter before the query: a write committed after it moves the counter, so none is missed
     let since = await o.watch.current()
-    for (;;) {
+    for (let last = false; ; ) {
       const found = await microEvents(db, req.query)
-      if (found.totalItems >= req.count) return ok({ complete: true, total: found.totalItems, events: found.events })
+      if (found.totalItems >= req.count || last) return ok({ complete: found.totalItems >= req.count, total: found.totalItems, events: found.events })
       const left = deadline - o.now()
       const moved = left > 0 ? await o.watch.changedSince(since, left) : undefined
-      if (moved === undefined) return ok({ complete: false, total: found.totalItems, events: found.events })
-      since = moved
+      if (moved !== undefined) since = moved
+      else if (left <= 0) return ok({ complete: false, total: found.totalItems, events: found.events })
+      // at the deadline: one last look, so the answer says what is stored then (a failed read of the counter hides nothing)
+      else last = true
     }
   }
 

@@ -161,8 +161,12 @@ describe('a wait in one process, the loader in another', () => {
       child.stdin.end(JSON.stringify({ url: conn.url, schema: conn.schema, stream: 'good', lines: [line] }))
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
       expect([code, out.trim()]).toEqual([0, 'loaded 1'])
+      const written = Date.now()
 
-      for (const r of await Promise.all(held)) {
+      const answers = await Promise.all(held)
+      // woken by the write (the watch reads every 100 ms here), not answered at the end of the 25 s they may be held
+      expect(Date.now() - written).toBeLessThan(10_000)
+      for (const r of answers) {
         expect(r.statusCode).toBe(200)
         expect(JSON.parse(String(r.body))).toMatchObject({ complete: true, total: 1, events: [{ event_id: eventId }] })
       }
