@@ -160,7 +160,7 @@ describe('a wait in one process, the loader in another', () => {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()))
       child.stdin.end(JSON.stringify({ url: conn.url, schema: conn.schema, stream: 'good', lines: [line] }))
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-      expect([code, out.trim()]).toEqual([0, 'loaded 1'])
+      expect([code, out.trim()]).toEqual([0, 'writing\nloaded 1'])
       const written = Date.now()
 
       const answers = await Promise.all(held)
