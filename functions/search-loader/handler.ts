@@ -8,6 +8,7 @@ import { retentionDays } from '../../lib/core/search/settings'
 import { clients } from '../../lib/aws/clients'
 import { checkRestarts } from '../../lib/runtime/restarts'
 import { DependencyUnavailableError } from '../../lib/runtime/setup-error'
+import { searchStoreWritten } from '../../lib/runtime/store-writes'
 
 const PURGE_EVERY_MS = 3_600_000
 const debug = /^debug$/i.test(process.env.FLOE_LOG_LEVEL ?? '')
@@ -38,6 +39,7 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>().h
   try {
     const db = await database('search')
     const out = await loadBatch(db, stream as LoaderStream, records, now)
+    if (stream !== 'raw' && out.loaded > 0) searchStoreWritten() // a /micro/wait of this process looks now
     for (const r of out.rejected) console.error(JSON.stringify({ level: 'warn', msg: 'record not loaded', stream, sequenceNumber: r.id, error: r.error, sample: r.sample }))
     for (const f of out.fallbacks ?? []) console.error(JSON.stringify({ level: 'warn', msg: 'document refused by the search store; stored in its fallback form', stream, id: f.id, error: f.error }))
     if (debug) console.log(JSON.stringify({ level: 'debug', msg: 'loaded', stream, loaded: out.loaded, rejected: out.rejected.length }))

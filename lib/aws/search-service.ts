@@ -8,13 +8,20 @@ import { restartable } from '../runtime/restarts'
 import { checkRegistryChanges } from '../runtime/registry-changes'
 import { clients } from './clients'
 import { searchApplicationName, searchTimeoutMs } from '../core/search/settings'
+import { DEFAULT_WATCH_INTERVAL_MS, StoreWatch, storeVersion } from '../core/search/store-watch'
+import { onSearchStoreWritten } from '../runtime/store-writes'
 
 export function searchFromEnvironment(env: NodeJS.ProcessEnv = process.env): HttpHandler {
   // The resolver (its schema cache, the external registries) is built again after a restart.
   const resolver = restartable(['searchstore', 'registry'], () => deploymentResolver(env))
   const timeoutMs = searchTimeoutMs(env) // a bad setting stops the function with its rule
+  const db = () => database('search', { application: searchApplicationName(timeoutMs) })
+  // one watch of the store for every /micro/wait of this process; a loader of this process (locally) wakes it at once
+  const storeWatch = new StoreWatch({ read: async () => storeVersion(await db()), intervalMs: DEFAULT_WATCH_INTERVAL_MS })
+  onSearchStoreWritten(() => storeWatch.nudge())
   return searchApi({
-    db: () => database('search', { application: searchApplicationName(timeoutMs) }),
+    db,
+    storeWatch,
     timeoutMs,
     version: ENRICH_VERSION,
     async lookupSchema(vendor, name, format, version) {

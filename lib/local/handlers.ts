@@ -52,6 +52,19 @@ export class InvocationTimeoutError extends Error {
   override readonly name = 'InvocationTimeoutError'
 }
 
+const invokedListeners = new Set<(key: FunctionKey) => void>()
+
+/** Calls `fn` with the function's name after each invocation through `invoke` that returned (its writes are done); returns the unsubscribe. */
+export function onInvoked(fn: (key: FunctionKey) => void): () => void {
+  invokedListeners.add(fn)
+  return () => invokedListeners.delete(fn)
+}
+
+/** Tells the `onInvoked` listeners that an invocation of `key` returned. */
+export function invoked(key: FunctionKey): void {
+  for (const l of invokedListeners) l(key)
+}
+
 /** Invokes a declared function's handler with its timeout, as Lambda would. */
 export async function invoke(key: FunctionKey, event: unknown): Promise<unknown> {
   const decl = functions[key] as { timeoutSeconds?: number }
@@ -63,7 +76,9 @@ export async function invoke(key: FunctionKey, event: unknown): Promise<unknown>
   })
   try {
     // Counted in the metrics; what the handler writes with console.* goes to its log.
-    return await measureInvocation(key, event, () => runAsFunction(key, () => Promise.race([handler(event, lambdaContext(key, timeoutSeconds)), timeout])))
+    const out = await measureInvocation(key, event, () => runAsFunction(key, () => Promise.race([handler(event, lambdaContext(key, timeoutSeconds)), timeout])))
+    invoked(key)
+    return out
   } finally {
     clearTimeout(timer)
   }

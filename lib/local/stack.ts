@@ -16,7 +16,7 @@ import { functions, serviceNames, missingDatabases, streamTriggerFailureBucket, 
 import { FileCheckpointStore, MemoryCheckpointStore, type CheckpointStore } from './checkpoints'
 import { startEmulators, type Emulators } from './emulators'
 import { startGateway, type Gateway } from './gateway'
-import { invoke } from './handlers'
+import { invoke, invoked, onInvoked } from './handlers'
 import { FunctionWorker, WORKER_FUNCTIONS } from './function-worker'
 import { logMaxBytes, openLogs } from './logs'
 import { trackedEmulators, trackStack } from './metrics'
@@ -150,6 +150,16 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   let gateway: Gateway | undefined
   let https: LocalHttps | undefined
   const triggers = new Map<string, StreamTrigger>()
+  /**
+   * A function of this process returned: the triggers reading the streams it
+   * writes read now (the collector's events reach enrich, and enrich's output
+   * the loaders, without waiting for a poll). Writers in other processes are
+   * seen at the next poll.
+   */
+  const stopWaking = onInvoked((fn) => {
+    const writes = (functions[fn] as FunctionDecl).streams ?? {}
+    for (const t of streamTriggers) if (writes[t.stream] === 'write' || writes[t.stream] === 'readWrite') triggers.get(triggerId(t))?.wake()
+  })
   const disabledTriggers = new Map<string, string>()
   const workers = new Map<string, FunctionWorker>()
   const workerOf = (fn: keyof typeof functions) => {
@@ -211,7 +221,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           functionName: t.function,
           settings: capWindow({ ...localTriggerSettings(t), ...opts.triggerOverrides }, opts.batchingWindowCapSeconds),
           checkpoints,
-          invoke: WORKER_FUNCTIONS.has(t.function) ? (event) => workerOf(t.function).invoke(event) : (event) => invoke(t.function, event),
+          invoke: WORKER_FUNCTIONS.has(t.function)
+            ? async (event) => {
+                const out = await workerOf(t.function).invoke(event)
+                invoked(t.function)
+                return out
+              }
+            : (event) => invoke(t.function, event),
           writeFailure: async (doc) => {
             await clients().s3.send(new PutObjectCommand({ Bucket: names.buckets[streamTriggerFailureBucket], Key: doc.key, Body: doc.body, ContentType: 'application/json' }))
           },
@@ -276,6 +292,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       },
       async stop() {
         setHttpsControl(undefined)
+        stopWaking()
         await h.stop()
         await g.close()
         await stopTriggers()
@@ -286,6 +303,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     }
   } catch (err) {
     setHttpsControl(undefined)
+    stopWaking()
     await https?.stop()
     await gateway?.close()
     await stopTriggers()

@@ -88,6 +88,15 @@ export class StreamTrigger {
     }
   }
 
+  /**
+   * Records were just written to the stream (by a function of this process):
+   * shards waiting for records read now instead of at their next poll. A
+   * shard pausing after a failure keeps its pause.
+   */
+  wake(): void {
+    for (const p of this.pollers) p.wakeIfIdle()
+  }
+
   /** Resolves once every shard has read to the end of the stream and has no batch in flight. */
   async drain(): Promise<void> {
     await Promise.all(this.pollers.map((p) => p.drain()))
@@ -105,6 +114,10 @@ class ShardPoller {
   private running = false
   private loop: Promise<void> = Promise.resolve()
   private wake: (() => void) | undefined
+  /** Sleeping until the next poll (not pausing after a failure): `wakeIfIdle` may end the sleep. */
+  private idle = false
+  /** Records were written while a read was in flight (it may have missed them): the next poll is not waited for. */
+  private wokenMeanwhile = false
   private iterator: string | undefined
   private lastFetched: string | undefined
   private buffer: _Record[] = []
@@ -152,12 +165,32 @@ class ShardPoller {
     return new Promise((resolve) => {
       if (!this.running) return resolve()
       this.drainWaiters.push({ after: this.fetchesStarted, resolve })
-      this.wake?.()
+      this.wakeIfIdle() // a read in flight may have started before: the next one is not waited for
     })
+  }
+
+  wakeIfIdle(): void {
+    if (this.idle && this.wake) this.wake()
+    else this.wokenMeanwhile = true
+  }
+
+  /** Waits for the next poll; records written meanwhile (`wakeIfIdle`) end the wait. */
+  private async idleSleep(ms: number): Promise<void> {
+    if (this.wokenMeanwhile) {
+      this.wokenMeanwhile = false
+      return
+    }
+    this.idle = true
+    try {
+      await this.sleep(ms)
+    } finally {
+      this.idle = false
+    }
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
+      if (!this.running) return resolve() // stopped while it was not sleeping: nothing to wait for
       const t = setTimeout(() => {
         this.wake = undefined
         resolve()
@@ -189,6 +222,7 @@ class ShardPoller {
   private async fetch(): Promise<number> {
     this.iterator ??= await this.newIterator()
     this.currentFetch = ++this.fetchesStarted
+    this.wokenMeanwhile = false // this read sees what was written before it
     let out
     try {
       out = await this.o.kinesis.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: Math.min(10_000, Math.max(this.s.batchSize, 100)) }))
@@ -242,9 +276,9 @@ class ShardPoller {
             const done = this.drainWaiters.filter((w) => w.after < this.currentFetch)
             this.drainWaiters = this.drainWaiters.filter((w) => w.after >= this.currentFetch)
             for (const w of done) w.resolve()
-            await this.sleep(pollMs)
+            await this.idleSleep(pollMs)
           } else {
-            await this.sleep(Math.max(0, Math.min(pollMs, windowMs - (Date.now() - this.bufferSince))))
+            await this.idleSleep(Math.max(0, Math.min(pollMs, windowMs - (Date.now() - this.bufferSince))))
           }
         }
         continue

@@ -11,6 +11,8 @@ import type { HttpHandler, HttpRequest, HttpResponse } from '../../http/types'
 import { json, text } from '../../http/types'
 import { unavailableReason, unavailableResponse } from '../../http/unavailable'
 import { micro, type MicroDeps } from './micro'
+import { DEFAULT_HOLD_MS, isMicroWaitRoute, microWaitRoutes } from './micro-wait'
+import { DEFAULT_WATCH_INTERVAL_MS, StoreWatch, storeVersion } from './store-watch'
 import { count, esErrorBody, search, searchIndex, type EsError, type SearchRequest } from './query'
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './settings'
 import { deleteIndex, type SearchDb } from './store'
@@ -21,6 +23,14 @@ export interface SearchApiDeps extends MicroDeps {
   readonly version: string
   /** The time budget of one request (default 10 s): past it, a 504. */
   readonly timeoutMs?: number
+  /** What `/micro/wait` watches (default: the store's change counter read every 250 ms while someone waits). */
+  readonly storeWatch?: StoreWatch
+  /** The longest a `/micro/wait` is held (default 25 s). */
+  readonly waitHoldMs?: number
+  /** Waits held at once (default 64; beyond, 429). */
+  readonly maxWaits?: number
+  /** The clock of `/micro/wait`'s deadlines (default `Date.now`). */
+  readonly now?: () => number
 }
 
 /** Largest request body accepted (a query is small; this bounds parsing work). */
@@ -133,6 +143,9 @@ async function within<T>(ms: number, work: Promise<T>, late: () => T): Promise<T
 /** The `/search-store` and `/micro` handler. */
 export function searchApi(deps: SearchApiDeps): HttpHandler {
   const budget = deps.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS
+  const holdMs = deps.waitHoldMs ?? DEFAULT_HOLD_MS
+  const watch = deps.storeWatch ?? new StoreWatch({ read: async () => storeVersion(await deps.db()), intervalMs: DEFAULT_WATCH_INTERVAL_MS })
+  const waits = microWaitRoutes({ watch, now: deps.now ?? Date.now, holdMs, maxWaits: deps.maxWaits })
   return async (req) => {
     if (req.path === '/search-store' || req.path.startsWith('/search-store/')) {
       try {
@@ -145,11 +158,15 @@ export function searchApi(deps: SearchApiDeps): HttpHandler {
     }
     if (req.path.startsWith('/micro/') || req.path === '/micro') {
       if (req.body.length > MAX_SEARCH_BODY_BYTES) return text(413, `The request body is ${req.body.length} bytes; at most ${MAX_SEARCH_BODY_BYTES} are accepted`)
+      const own = isMicroWaitRoute(req.path)
       const work = (async (): Promise<HttpResponse> => {
-        const r = await micro(await deps.db(), { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }, deps)
+        const mreq = { method: req.method, path: req.path, body: req.body.toString('utf8'), query: req.query }
+        const r = own ? await waits(await deps.db(), mreq) : await micro(await deps.db(), mreq, deps)
         return { statusCode: r.status, headers: r.headers, body: r.body, ...(r.stream ? { stream: r.stream } : {}) }
       })()
-      return within(budget, work, () => text(504, `The request took longer than its budget of ${budget} ms and was abandoned`))
+      // a wait is held up to its own limit, and its last query has the usual budget
+      const limit = own ? holdMs + budget : budget
+      return within(limit, work, () => text(504, `The request took longer than its budget of ${limit} ms and was abandoned`))
     }
     return text(404, 'Not Found')
   }

@@ -9,6 +9,7 @@ import { badDocument, goodDocument, type BadDocument, type GoodDocument } from '
 import { rawRowsOf, type RawRows } from './raw-events'
 import { fallbackForm, sanitizeColumn } from './sanitize'
 import { upsertBad, upsertGood, upsertRaw, type SearchDb } from './store'
+import { writingTransaction } from './store-watch'
 
 export type LoaderStream = 'good' | 'incomplete' | 'bad' | 'raw'
 
@@ -58,8 +59,9 @@ export function isStoreUnavailable(err: unknown): boolean {
   return /connection|connect|terminated|timeout|timed out|ECONN|socket|not (?:yet )?accepting|shutting down|starting up/i.test(message)
 }
 
+/** One transaction; it raises the store's change counter, which wakes `/micro/wait` (./store-watch.ts). */
 async function write(db: SearchDb, good: readonly GoodDocument[], bad: readonly BadDocument[]): Promise<void> {
-  await db.sql.transaction(async (sql) => {
+  await writingTransaction(db, async (sql) => {
     const tx = { ...db, sql }
     if (good.length) await upsertGood(tx, good)
     if (bad.length) await upsertBad(tx, bad)

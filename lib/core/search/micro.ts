@@ -545,3 +545,6 @@ export async function micro(db: SearchDb, req: MicroRequest, deps: MicroDeps): P
     throw err
   }
 }
+
+/** For the routes kept in files of their own (./micro-wait.ts): the same body rules, bad requests and `/micro/events` query. */
+export { BadRequest as MicroBadRequest, events as microEvents, parseBody as microBody }

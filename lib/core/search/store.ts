@@ -41,6 +41,8 @@ export interface SearchTables {
   readonly recoveryClaims: string
   /** Recovery runs: when, what was asked, what came out. */
   readonly recoveryRuns: string
+  /** One row: a counter the loaders raise in each transaction that stores events or bad rows (see ./store-watch.ts). */
+  readonly changes: string
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -59,7 +61,7 @@ export function schemaForPrefix(prefix: string): string {
 
 export function tablesOf(db: SearchDb): SearchTables {
   const q = `"${db.schema}"`
-  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, rawPayloads: `${q}.raw_payloads`, rawEvents: `${q}.raw_events`, migrations: `${q}.search_schema_migrations`, recoveryClaims: `${q}.recovery_claims`, recoveryRuns: `${q}.recovery_runs` }
+  return { good: `${q}.good_events`, bad: `${q}.bad_rows`, incomplete: `${q}.incomplete_events`, rawPayloads: `${q}.raw_payloads`, rawEvents: `${q}.raw_events`, migrations: `${q}.search_schema_migrations`, recoveryClaims: `${q}.recovery_claims`, recoveryRuns: `${q}.recovery_runs`, changes: `${q}.store_changes` }
 }
 
 export interface Migration {
@@ -224,6 +226,12 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${t.recoveryRuns} ADD COLUMN heartbeat timestamptz`,
       `CREATE INDEX recovery_runs_unfinished ON ${t.recoveryRuns} (started_at) WHERE finished_at IS NULL`,
     ],
+  },
+  {
+    // What `/micro/wait` watches: raised in the loaders' transactions, so a reader sees it change exactly when
+    // their rows become visible (a sequence would move before the commit, and max(seq) can miss a slower commit).
+    version: 8,
+    statements: (t) => [`CREATE TABLE ${t.changes} (id integer PRIMARY KEY, version bigint NOT NULL)`, `INSERT INTO ${t.changes} (id, version) VALUES (1, 0)`],
   },
 ]
 

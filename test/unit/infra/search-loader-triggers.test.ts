@@ -32,7 +32,15 @@ describe('the search loader’s triggers', () => {
     for (const t of streamTriggers) {
       const s = triggerSettings(t)
       expect(s.maxRecordAgeSeconds).toBeLessThan(streams[t.stream].retentionHours * 3600)
-      if (t.function !== 'searchLoader') expect(localTriggerSettings(t)).toEqual(s)
+      // enrich, locally: no batching window (an invocation costs nothing there, and the window delays every event)
+      if (t.function === 'enrich') expect(localTriggerSettings(t)).toEqual({ ...s, maxBatchingWindowSeconds: 0 })
+      else if (t.function !== 'searchLoader') expect(localTriggerSettings(t)).toEqual(s)
     }
+  })
+
+  it('enrich waits for no batching window locally, and keeps Lambda’s default of 1 s on AWS', () => {
+    const enrich = streamTriggers.find((t) => t.function === 'enrich')!
+    expect(triggerSettings(enrich).maxBatchingWindowSeconds).toBe(1)
+    expect(localTriggerSettings(enrich).maxBatchingWindowSeconds).toBe(0)
   })
 })
