@@ -6,9 +6,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { synthesize } from '../../../lib/cli/rehearse'
 import { readAssembly } from '../../../lib/cli/rehearse-sources'
-import { stackOutputs } from '../../../lib/core/rehearse/outputs'
 import { runAssembly, type RunningAssembly } from '../../../lib/local/rehearse/run'
-import { runScenarios, SCENARIOS, type ScenarioTarget } from '../../../lib/local/rehearse/scenarios'
+import { runScenarios, SCENARIOS, targetOfRun, type ScenarioTarget } from '../../../lib/local/rehearse/scenarios'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 
 /**
@@ -40,16 +39,16 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     const stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
     const own = { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 }
     run = await runAssembly({ dir, stacks, clients: testClients(), endpoints: own, credentials, pollIntervalMs: 100, log: (l) => logged.push(l) })
-    const outputs = stackOutputs(stacks, { apiUrl: run.url })
-    expect(outputs.problems).toEqual([])
-    target = {
-      apiUrl: run.url,
-      stackOutputs: outputs.outputs,
-      clients: testClients(),
-      endpoints: own,
-      unavailable: { searchStore: 'no Data API stands in for the search store in this test', queue: 'no SQS endpoint in this test', cloudwatch: 'no CloudWatch endpoint in this test' },
-      functions: { all: run.functions, invocations: () => run.report() },
-    }
+    const made = targetOfRun({ run, stacks, clients: testClients(), endpoints: own })
+    expect(made.problems).toEqual([])
+    target = made.target
+    // what the run lacks, read from its endpoints and mappings: enrich runs (the licence was accepted at synthesis)
+    expect(target.unavailable).toEqual({
+      searchStore: 'no Data API stands in for the search store',
+      queue: 'no queue trigger runs (no SQS endpoint, or its function is skipped)',
+      cloudwatch: 'no CloudWatch endpoint',
+    })
+    expect(target.stackOutputs[`${prefix}FloeApp`]!.ApiUrl).toBe(run.url)
   }, 900_000)
   afterAll(async () => {
     await run?.stop()
@@ -62,8 +61,8 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     expect(failed, `${JSON.stringify(failed, null, 1)}\n${logged.slice(-40).join('\n')}`).toEqual([])
     expect(outcomes.map((o) => o.name)).toEqual([...SCENARIOS])
     const byName = Object.fromEntries(outcomes.map((o) => [o.name, o]))
-    expect(byName.recovery!.skipped).toBe('no Data API stands in for the search store in this test')
-    expect(byName.metrics!.skipped).toMatch(/^no CloudWatch endpoint in this test \(GET \/metrics: 401 without credentials; 503/)
+    expect(byName.recovery!.skipped).toBe('no Data API stands in for the search store')
+    expect(byName.metrics!.skipped).toMatch(/^no CloudWatch endpoint \(GET \/metrics: 401 without credentials; 503/)
     for (const name of SCENARIOS.filter((n) => n !== 'recovery' && n !== 'metrics')) expect(byName[name]!.skipped, name).toBeUndefined()
     expect(byName.trackers!.detail).toMatch(/schema violation on the bad and incomplete streams/)
     expect(byName.functions!.detail).toMatch(/SearchLoaderFunction/)

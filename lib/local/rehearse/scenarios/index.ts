@@ -12,6 +12,7 @@ import { ScenarioContext, ScenarioFailure, ScenarioSkipped, type ScenarioOptions
 
 export { ScenarioContext, type ScenarioOptions, type ScenarioOutcome, type ScenarioTarget } from './target'
 export { browserTrackerBody } from './trackers'
+export { targetOfRun, unavailableOf, type TargetOfRun } from './from-run'
 
 /** The scenarios' names, in the order they run. */
 export const SCENARIOS = [...apiScenarios.map((s) => s.name), 'functions'] as const

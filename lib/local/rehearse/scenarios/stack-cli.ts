@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import { startCloudFormationServer } from '../cloudformation'
 import { endpointVariable } from '../functions'
+import { readStream } from './streams'
 import { check, ScenarioFailure, type ScenarioContext } from './target'
 
 const FLOE_BIN = fileURLToPath(new URL('../../../../bin/floe.mjs', import.meta.url))
@@ -82,9 +83,20 @@ export async function stackCliScenario(ctx: ScenarioContext): Promise<string> {
     const vendor = `com.rehearsalcli${randomBytes(3).toString('hex')}`
     const keygen = await floe(['registry', 'keygen', vendor, await ctx.superKey()])
     check(/[0-9a-f]{8}-[0-9a-f]{4}-/.test(keygen), `floe registry keygen --stack printed ${keygen.slice(0, 200)}`)
+    // tail: the deployed raw stream read through the emulator, every record so far (a request of its own among them)
+    const aid = `rehearsal-tail-${randomBytes(4).toString('hex')}`
+    const sent = await fetch(ctx.url(`/i?e=pv&aid=${aid}&p=web&tv=node-4.8.0`))
+    check(sent.status === 200, `GET /i: ${sent.status}`)
+    await sent.arrayBuffer()
+    const records = await ctx.until(`the request of ${aid} on the raw stream`, async () => {
+      const all = await readStream(ctx.target.clients.kinesis, ctx.names.streams.raw)
+      return all.some((b) => b.includes(aid)) ? all.length : undefined
+    })
+    const tailed = await floe(['tail', 'raw', '--from-start', '--count', String(records)])
+    check(tailed.includes(aid), `floe tail raw --from-start --count ${records} --stack did not print the request of ${aid}: ${tailed.slice(-300)}`)
     const named = cfn.requests.slice(described).filter((r) => r.action === 'DescribeStacks' && r.stackName === stack).length
-    check(named >= 4, `the commands asked CloudFormation for stack ${stack} ${named} times (expected one each)`)
-    return `org create, apikey create (its key takes a token), credentials reset, registry keygen ${vendor}: each found stack ${stack} through DescribeStacks (${named} calls)`
+    check(named >= 5, `the commands asked CloudFormation for stack ${stack} ${named} times (expected one each)`)
+    return `org create, apikey create (its key takes a token), credentials reset, registry keygen ${vendor}, tail raw (${records} records): each found stack ${stack} through DescribeStacks (${named} calls)`
   } finally {
     await cfn.close()
     rmSync(dataDir, { recursive: true, force: true })
