@@ -65,6 +65,8 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     expect(byName.metrics!.skipped).toMatch(/^no CloudWatch endpoint \(GET \/metrics: 401 without credentials; 503/)
     for (const name of SCENARIOS.filter((n) => n !== 'recovery' && n !== 'metrics')) expect(byName[name]!.skipped, name).toBeUndefined()
     expect(byName.trackers!.detail).toMatch(/schema violation on the bad and incomplete streams/)
+    expect(byName.trackers!.detail).toMatch(/pii: user_id pseudonymized/)
+    console.log(outcomes.map((o) => `${o.name}: ${o.ok ? (o.skipped ? `skipped (${o.skipped})` : 'ok') : 'FAILED'} ${o.ms} ms ${o.detail ?? ''}`).join('\n'))
     expect(byName.functions!.detail).toMatch(/SearchLoaderFunction/)
     // no function failed; the one 5xx answer is /metrics' 503 without CloudWatch
     expect(run.report().filter((c) => c.errors > 0).map((c) => c.logicalId), logged.slice(-40).join('\n')).toEqual([expect.stringMatching(/^MetricsFunction/)])

@@ -5,7 +5,7 @@
  * incomplete and bad streams) and, with a search store, `/micro/good` and
  * `/micro/bad` through the HTTP API with the pages' credentials.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { call, check, expectStatus, ScenarioFailure, type ScenarioContext } from './target'
@@ -89,6 +89,56 @@ async function send(ctx: ScenarioContext, run: string): Promise<Sent> {
   return { good: { [getApp]: ['page_view'], [postApp]: ['page_view', 'unstruct'], [browserApp]: ['page_view', 'unstruct'] }, badApp: postApp }
 }
 
+/**
+ * The pii output: a pseudonymization enrichment uploaded through the control
+ * plane (user_id, SHA-256, `emitEvent`), page views with a user id sent until
+ * enrich, at its next reload, pseudonymizes one (its good event's user_id is
+ * the digest) and writes its pii_transformation event; then disabled again.
+ */
+async function piiOutput(ctx: ScenarioContext, run: string): Promise<string> {
+  await ctx.signIn()
+  const file = 'pii_enrichment_config.json'
+  const salt = `rehearsal-salt-${run}`
+  const config = {
+    schema: 'iglu:com.snowplowanalytics.snowplow.enrichments/pii_enrichment_config/jsonschema/2-0-1',
+    data: {
+      vendor: 'com.snowplowanalytics.snowplow.enrichments', name: 'pii_enrichment_config', enabled: true, emitEvent: true, anonymousOnly: false,
+      parameters: { pii: [{ pojo: { field: 'user_id' } }], strategy: { pseudonymize: { hashFunction: 'SHA-256', salt } } },
+    },
+  }
+  const form = new FormData()
+  form.append('enrichmentjson', new Blob([JSON.stringify(config)], { type: 'application/json' }), file)
+  const uploaded = await call(ctx.url('/control-plane/enrichments'), { method: 'POST', headers: { authorization: ctx.auth() }, body: form })
+  expectStatus(uploaded, 200, `POST /control-plane/enrichments (${file})`)
+  const appId = `rehearsal-pii-${run}`
+  const digests = new Map<string, string>()
+  let lastSent = 0
+  try {
+    const { streams } = ctx.names
+    const kinesis = ctx.target.clients.kinesis
+    const found = await ctx.until(`a pii_transformation event of ${appId} on ${streams.pii} and its good event pseudonymized`, async () => {
+      if (Date.now() - lastSent >= 1000) {
+        lastSent = Date.now()
+        const uid = `user-${run}-${digests.size}`
+        digests.set(createHash('sha256').update(uid + salt).digest('hex'), uid)
+        const sent = await call(ctx.url(`/i?e=pv&aid=${appId}&p=web&tv=node-4.8.0&uid=${uid}`))
+        expectStatus(sent, 200, 'GET /i (a page view with a user id)')
+      }
+      const pii = (await readTexts(kinesis, streams.pii)).map((l) => l.split('\t')).filter((c) => c[0] === appId)
+      if (pii.length === 0) return undefined
+      const good = (await readTexts(kinesis, streams.good)).map((l) => l.split('\t')).filter((c) => c[0] === appId && digests.has(c[12] ?? ''))
+      return good.length > 0 ? { pii: pii[0]!, good: good[0]! } : undefined
+    })
+    check(found.pii[5] === 'pii_transformation', `the pii output of ${appId} holds a ${found.pii[5]} event`)
+    const uid = digests.get(found.good[12]!)!
+    check(found.pii.join('\t').includes(uid), `the pii_transformation event does not name the original user id ${uid}`)
+    return `pii: user_id pseudonymized (SHA-256) on good after ${digests.size} page view(s), its pii_transformation event on the pii stream`
+  } finally {
+    const off = await call(ctx.url(`/control-plane/enrichments/${file}/disable`), { method: 'POST', headers: { authorization: ctx.auth() } })
+    expectStatus(off, 200, `POST /control-plane/enrichments/${file}/disable`)
+  }
+}
+
 /** The lines of every archive object under a prefix (gzip, one record a line). */
 async function archivedLines(ctx: ScenarioContext, prefix: string): Promise<string[]> {
   const s3 = ctx.target.clients.s3
@@ -147,6 +197,7 @@ export async function trackersScenario(ctx: ScenarioContext): Promise<string> {
     return lines.filter((l) => apps.includes(l.split('\t')[0]!)).length >= expectedRaw - 1 ? lines.length : undefined
   }, undefined, Math.max(ctx.waitMs, ctx.options.archiveWaitMs ?? 150_000))
   done.push(`archived (${archived} lines of the good stream in the archive)`)
+  done.push(await piiOutput(ctx, run))
   if (ctx.target.unavailable?.searchStore) return [...done, `/micro not checked: ${ctx.target.unavailable.searchStore}`].join('; ')
 
   // the search store, through the HTTP API as Micro's clients read it
