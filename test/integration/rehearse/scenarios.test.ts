@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { synthesize } from '../../../lib/cli/rehearse'
 import { readAssembly } from '../../../lib/cli/rehearse-sources'
+import type { AssemblyStack } from '../../../lib/core/rehearse/template'
 import { runAssembly, type RunningAssembly } from '../../../lib/local/rehearse/run'
 import { runScenarios, SCENARIOS, targetOfRun, type ScenarioTarget } from '../../../lib/local/rehearse/scenarios'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
@@ -23,6 +24,7 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
   let dir: string
   let run: RunningAssembly
   let target: ScenarioTarget
+  let stacks: AssemblyStack[]
   const logged: string[] = []
 
   beforeAll(async () => {
@@ -36,7 +38,7 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
       else process.env.ACCEPT_LIMITED_USE_LICENSE = licence
     }
     const prefix = uniquePrefix('S')
-    const stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
+    stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
     const own = { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 }
     run = await runAssembly({ dir, stacks, clients: testClients(), endpoints: own, credentials, pollIntervalMs: 100, log: (l) => logged.push(l) })
     const made = targetOfRun({ run, stacks, clients: testClients(), endpoints: own })
@@ -82,6 +84,24 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     expect(outcomes.map((o) => [o.name, o.ok])).toEqual([['trackers', false], ['metrics', false]])
     expect(outcomes[0]!.detail).toMatch(new RegExp(`^waited 2 s for the collector at http://127\\.0\\.0\\.1:${port} to answer the node trackers|collector refused the node tracker`))
     expect(outcomes[1]!.detail).toBe(`GET http://127.0.0.1:${port}/metrics: ECONNREFUSED`)
+  })
+
+  it('a scenario fails, naming what, when the collector\'s function is broken as deployed (its handler not in its bundle)', async () => {
+    // the same assembly with the collector's Handler edited, run again (no mappings: the collector alone is reached)
+    const edited = stacks.map((s) => structuredClone(s))
+    const app = edited.find((s) => Object.keys(s.template.Resources ?? {}).some((id) => id.startsWith('CollectorFunction')))!
+    const id = Object.keys(app.template.Resources!).find((k) => k.startsWith('CollectorFunction') && app.template.Resources![k]!.Type === 'AWS::Lambda::Function')!
+    app.template.Resources![id]!.Properties!.Handler = 'index.noSuchHandler'
+    const own = { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 }
+    const broken = await runAssembly({ dir, stacks: edited, clients: testClients(), endpoints: own, credentials, mappings: false })
+    try {
+      const [o] = await runScenarios({ ...target, apiUrl: broken.url }, { only: ['trackers'], waitMs: 20_000, pollMs: 100 })
+      expect(o).toMatchObject({ name: 'trackers', ok: false })
+      expect(o!.detail).toMatch(/^the collector refused the node tracker: GET 1 event\(s\): 500; POST 3 event\(s\): 500$/)
+      expect(broken.report().find((c) => c.logicalId === id)).toMatchObject({ errors: 2 })
+    } finally {
+      await broken.stop()
+    }
   })
 
   it('a function never invoked fails the functions outcome, by name', async () => {

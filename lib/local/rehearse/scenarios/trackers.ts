@@ -30,6 +30,7 @@ async function nodeTracker(ctx: ScenarioContext, lib: NodeTracker, appId: string
   const url = new URL(ctx.target.apiUrl)
   const failures: string[] = []
   let delivered = 0
+  let failed = 0
   const t = lib.newTracker(
     { namespace: appId, appId, encodeBase64: eventMethod === 'get' },
     {
@@ -43,11 +44,12 @@ async function nodeTracker(ctx: ScenarioContext, lib: NodeTracker, appId: string
         delivered += batch.length
       },
       onRequestFailure: (f, res) => {
+        failed += f.events.length
         failures.push(`${eventMethod.toUpperCase()} ${f.events.length} event(s): ${res?.status ?? f.message ?? 'no answer'}`)
       },
     },
   )
-  return { t, delivered: () => delivered, failures }
+  return { t, answered: () => delivered + failed, failures }
 }
 
 /** A browser tracker's POST body: `payload_data` with `cx` (base64 contexts) and `ue_px` (base64 self-describing event). */
@@ -77,7 +79,7 @@ async function send(ctx: ScenarioContext, run: string): Promise<Sent> {
   // a schema violation: link_click without its required targetUrl
   post.t.track(lib.buildSelfDescribingEvent({ event: { schema: LINK_CLICK, data: { elementId: 'no-target' } } }))
   await Promise.all([get.t.flush(), post.t.flush()])
-  await ctx.until(`the collector at ${ctx.target.apiUrl} to answer the node trackers (GET /i, POST /com.snowplowanalytics.snowplow/tp2)`, async () => (get.delivered() + get.failures.length >= 1 && post.delivered() + post.failures.length >= 3 ? true : undefined))
+  await ctx.until(`the collector at ${ctx.target.apiUrl} to answer the node trackers (GET /i, POST /com.snowplowanalytics.snowplow/tp2)`, async () => (get.answered() >= 1 && post.answered() >= 3 ? true : undefined))
   const failures = [...get.failures, ...post.failures]
   check(failures.length === 0, `the collector refused the node tracker: ${failures.join('; ')}`)
   const browser = await call(ctx.url('/com.snowplowanalytics.snowplow/tp2'), {
