@@ -20,8 +20,8 @@ export interface TargetOfRun {
   readonly cliCredentials?: ScenarioTarget['cliCredentials']
 }
 
-/** What the run lacks, with why, from its endpoints and its skipped mappings. */
-export function unavailableOf(run: Pick<RunningAssembly, 'mappings' | 'functions'>, endpoints: Readonly<Record<string, string>>): NonNullable<ScenarioTarget['unavailable']> {
+/** What the run lacks, with why, from its endpoints, its search store stand-in and its mappings. */
+export function unavailableOf(run: Pick<RunningAssembly, 'mappings' | 'functions' | 'searchStore'>, endpoints: Readonly<Record<string, string>>): NonNullable<ScenarioTarget['unavailable']> {
   const skipped = run.mappings?.skipped ?? []
   const enrich = run.functions.find((f) => f.logicalId.startsWith('EnrichFunction'))
   const enrichOff = enrich !== undefined && (run.mappings === undefined || skipped.some((m) => m.function === enrich.logicalId && m.reason === 'disabled in the template'))
@@ -29,7 +29,7 @@ export function unavailableOf(run: Pick<RunningAssembly, 'mappings' | 'functions
   const queueOff = !(run.mappings?.started ?? []).some((m) => /^arn:[^:]+:sqs:/.test(m.stream))
   return {
     ...(enrichOff ? { enrich: run.mappings === undefined ? 'the event source mappings are not run' : 'enrich\'s mapping is disabled in the template (synthesized without ACCEPT_LIMITED_USE_LICENSE=yes)' } : {}),
-    ...(endpoints['rds-data'] === undefined ? { searchStore: 'no Data API stands in for the search store' } : {}),
+    ...(endpoints['rds-data'] === undefined && run.searchStore === undefined ? { searchStore: 'no Data API stands in for the search store' } : {}),
     ...(queueOff ? { queue: 'no queue trigger runs (no SQS endpoint, or its function is skipped)' } : {}),
     ...(endpoints.cloudwatch === undefined && endpoints.monitoring === undefined ? { cloudwatch: 'no CloudWatch endpoint' } : {}),
   }
