@@ -7,6 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { synthesize } from '../../../lib/cli/rehearse'
 import { readAssembly } from '../../../lib/cli/rehearse-sources'
 import type { AssemblyStack } from '../../../lib/core/rehearse/template'
+import type { FunctionInventory, Trigger } from '../../../lib/core/rehearse/inventory'
+import type { QueuePlan } from '../../../lib/core/rehearse/resource-plan'
+import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { startSqs, type LocalSqs } from '../../../lib/local/sqs'
+import { QueueTrigger } from '../../../lib/local/queue-trigger'
+import { resourcePlan } from '../../../lib/core/rehearse/resource-plan'
+import { assemblyResolver } from '../../../lib/core/rehearse/resolve'
 import { runAssembly, type RunningAssembly } from '../../../lib/local/rehearse/run'
 import { runScenarios, SCENARIOS, targetOfRun, type ScenarioTarget } from '../../../lib/local/rehearse/scenarios'
 import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
@@ -14,7 +21,8 @@ import { sharedEndpoints, testClients, uniquePrefix } from '../../support/stack'
 /**
  * Real clients through the synthesized assembly running on the emulators
  * (no IAM proxy; the search store stood in by the Data API over PGlite; SQS
- * and CloudWatch are not, so what needs them is skipped with the reason). One synthesis, with
+ * by fauxqs with the local queue trigger; CloudWatch is not, so /metrics
+ * can only say so and is skipped with the reason). One synthesis, with
  * the licence accepted so enrich's mapping is enabled as a deploy with
  * ACCEPT_LIMITED_USE_LICENSE=yes enables it.
  */
@@ -25,6 +33,7 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
   let run: RunningAssembly
   let target: ScenarioTarget
   let stacks: AssemblyStack[]
+  let sqs: LocalSqs | undefined
   const logged: string[] = []
 
   beforeAll(async () => {
@@ -40,19 +49,41 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     const prefix = uniquePrefix('S')
     stacks = readAssembly(dir).stacks.map((s) => ({ ...s, name: `${prefix}${s.name}` }))
     const own = { dynamodb: endpoints.dynamodb, kinesis: endpoints.kinesis, s3: endpoints.s3 }
-    run = await runAssembly({ dir, stacks, clients: testClients(), endpoints: own, credentials, pollIntervalMs: 100, searchStore: {}, log: (l) => logged.push(l) })
-    const made = targetOfRun({ run, stacks, clients: testClients(), endpoints: own })
+    // SQS: fauxqs in this process, the template's queues created on it, their triggers run by the local queue trigger
+    sqs = await startSqs()
+    const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: credentials() })
+    const urlOf = (arn: string) => `${sqs!.endpoint}/000000000000/${arn.slice(arn.lastIndexOf(':') + 1)}`
+    const redrives: [string, string][] = []
+    const queuePorts = {
+      createQueue: async (q: QueuePlan) => {
+        await sqsClient.send(new CreateQueueCommand({ QueueName: q.name, Attributes: { ...(q.fifo ? { FifoQueue: 'true', ContentBasedDeduplication: String(q.contentBasedDeduplication) } : {}), VisibilityTimeout: String(q.visibilityTimeoutSeconds) } }))
+        if (q.redrive) redrives.push([urlOf(q.arn), JSON.stringify(q.redrive)])
+      },
+      startQueueTrigger: async (t: Trigger, _fn: FunctionInventory, invoke: (event: unknown) => Promise<unknown>) => {
+        for (const [url, policy] of redrives.splice(0)) await sqsClient.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { RedrivePolicy: policy } }))
+        const trigger = new QueueTrigger({ id: t.logicalId, sqs: sqsClient, queueUrl: urlOf(t.source), queueArn: t.source, batchSize: t.batchSize ?? 10, reportBatchItemFailures: t.reportBatchItemFailures, invoke, waitTimeSeconds: 1, log: (l) => logged.push(l) })
+        trigger.start()
+        return trigger
+      },
+    }
+    const withSqs = { ...own, sqs: sqs.endpoint }
+    // a queue's URL (its Ref) is where the SDK sends its messages, whatever AWS_ENDPOINT_URL_SQS says: the local SQS's
+    const physical: Record<string, Record<string, { ref: string }>> = {}
+    for (const q of resourcePlan(stacks, assemblyResolver(stacks)).queues) (physical[q.stack] ??= {})[q.logicalId] = { ref: urlOf(q.arn) }
+    const resolver = { physical }
+    run = await runAssembly({ dir, stacks, resolver, clients: testClients(), endpoints: withSqs, credentials, pollIntervalMs: 100, searchStore: {}, ...queuePorts, log: (l) => logged.push(l) })
+    const made = targetOfRun({ run, stacks, resolver, clients: testClients(), endpoints: withSqs })
     expect(made.problems).toEqual([])
     target = made.target
     // what the run lacks, read from its endpoints and mappings: enrich runs (the licence was accepted at synthesis), the search store is stood in
     expect(target.unavailable).toEqual({
-      queue: 'no queue trigger runs (no SQS endpoint, or its function is skipped)',
       cloudwatch: 'no CloudWatch endpoint',
     })
     expect(target.stackOutputs[`${prefix}FloeApp`]!.ApiUrl).toBe(run.url)
   }, 900_000)
   afterAll(async () => {
     await run?.stop()
+    await sqs?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -62,14 +93,14 @@ describe('rehearsal scenarios', { timeout: 600_000 }, () => {
     expect(failed, `${JSON.stringify(failed, null, 1)}\n${logged.slice(-40).join('\n')}`).toEqual([])
     expect(outcomes.map((o) => o.name)).toEqual([...SCENARIOS])
     const byName = Object.fromEntries(outcomes.map((o) => [o.name, o]))
-    expect(byName.recovery!.skipped).toBe('no queue trigger runs (no SQS endpoint, or its function is skipped)')
     expect(byName.metrics!.skipped).toMatch(/^no CloudWatch endpoint \(GET \/metrics: 401 without credentials; 503/)
-    for (const name of SCENARIOS.filter((n) => n !== 'recovery' && n !== 'metrics')) expect(byName[name]!.skipped, name).toBeUndefined()
+    for (const name of SCENARIOS.filter((n) => n !== 'metrics')) expect(byName[name]!.skipped, name).toBeUndefined()
     expect(byName.trackers!.detail).toMatch(/schema violation on the bad and incomplete streams/)
     expect(byName.trackers!.detail).toMatch(/pii: user_id pseudonymized/)
     console.log(outcomes.map((o) => `${o.name}: ${o.ok ? (o.skipped ? `skipped (${o.skipped})` : 'ok') : 'FAILED'} ${o.ms} ms ${o.detail ?? ''}`).join('\n'))
     expect(byName.trackers!.detail).toMatch(/\/micro\/good and \/micro\/bad have them/)
-    expect(byName.functions!.detail).toMatch(/^12 of 13 functions invoked; not invoked: RecoverWorkerFunction\w+ \(no queue trigger runs/)
+    expect(byName.functions!.detail).toBe('13 of 13 functions invoked')
+    expect(byName.recovery!.detail).toMatch(/queued, its 1 share\(s\) replayed by the worker/)
     // no function failed; the one 5xx answer is /metrics' 503 without CloudWatch
     expect(run.report().filter((c) => c.errors > 0).map((c) => c.logicalId), logged.slice(-40).join('\n')).toEqual([expect.stringMatching(/^MetricsFunction/)])
   })
