@@ -87,7 +87,7 @@ export async function recoveryScenario(ctx: ScenarioContext): Promise<string> {
     if (r.status === 404) return undefined
     expectStatus(r, 200, 'POST /control-plane/recover (dry run)')
     return (r.json<RecoverAnswer>().selected ?? 0) > 0 ? true : undefined
-  })
+  }, undefined, Math.max(ctx.waitMs, ctx.options.archiveWaitMs ?? 150_000))
   const started = await post(selection)
   check(started.status === 202, `POST /control-plane/recover from the archive: ${started.status} (expected 202: queued) ${started.text.slice(0, 300)}`)
   const runId = started.json<RecoverAnswer>().runId

@@ -76,8 +76,9 @@ export interface ScenarioOptions {
   /** How long a scenario waits for data to land (default 60 s). */
   readonly waitMs?: number
   /**
-   * How long the trackers scenario waits for the archive (default 150 s: the
-   * archive's mappings batch for up to 60 s, as the template declares).
+   * How long the trackers and recovery scenarios wait for the archive
+   * (default 150 s: the archive's mappings batch for up to 60 s, as the
+   * template declares).
    */
   readonly archiveWaitMs?: number
   /** Interval of the read-backs while waiting (default 250 ms). */
