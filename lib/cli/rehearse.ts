@@ -39,8 +39,9 @@ const RUN = [
   'the data resources created on private emulators from the templates',
   'every function run from its bundle with its role\'s policies enforced on each AWS call',
   'a tracker\'s GET and POST through the HTTP API, read back from the streams and the archive, and /health',
+  'the teardown (floe teardown\'s plan and steps) against the rehearsal\'s resources, read back',
 ]
-const NOT_RUN = ['the client scenarios beyond the tracker\'s', 'the teardown against the rehearsal\'s resources']
+const NOT_RUN = ['the client scenarios beyond the tracker\'s']
 
 /** The static checks of one cloud assembly directory. */
 export async function checkAssemblyDir(dir: string, now: () => number = () => performance.now()): Promise<StaticReport> {
@@ -113,7 +114,7 @@ export async function synthesize(out: string, log: (s: string) => void): Promise
 
 export const rehearseCommand: Command = {
   name: 'rehearse',
-  usage: 'rehearse [--assembly <dir>] [--static] [--json]',
+  usage: 'rehearse [--assembly <dir>] [--static] [--wait <seconds>] [--json]',
   summary: 'Rehearse the synthesized cloud assembly before a deploy: templates against the CloudFormation spec and deploy-time limits, then its functions run on local emulators with IAM enforced.',
   details: [
     'Without --assembly, synthesizes the app first (npx cdk synth, into a temporary directory).',
@@ -127,21 +128,29 @@ export const rehearseCommand: Command = {
     'Then runs the assembly: its tables, streams, buckets and queues created on private emulators (DynamoDB Local,',
     'kinesalite, s3rver, an SQS server) in a temporary directory; each function run from its bundle with a key pair',
     'of its own, every AWS call it makes authorized against its role\'s policies by a proxy in front of the emulators;',
-    'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; GET /health.',
+    'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; GET /health;',
+    'then floe teardown\'s plan and steps against the rehearsal\'s resources, each read back as gone.',
     '--static: the checks only, without running the assembly (an assembly without bundles is not run either).',
+    '--wait: how long each wait for the event source mappings to drain may take, in seconds (default 90).',
     '--json prints one object {ok, assembly, ran, notRun, stacks, resources, policyActions, violations: [{stack, resource, problem}],',
     'functions: [{logicalId, invocations, errors}], calls: [{function, action, resource, allowed, count}], denied, notInvoked,',
-    'scenarios: [{name, ok, problem}], skipped: [{what, reason}], created, notCreated, ms}.',
+    'scenarios: [{name, ok, problem}], skipped: [{what, reason}], created, notCreated, teardown, ms}.',
     'Exit status: 0 no violation, nothing denied, no function error and every scenario passed; 1 otherwise; 2 usage error; 130 interrupted.',
   ].join('\n'),
   async run(args: string[]): Promise<number> {
     let assembly: string | undefined
     let json = false
     let run = true
+    let waitMs: number | undefined
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!
       if (a === '--json') json = true
       else if (a === '--static') run = false
+      else if (a === '--wait') {
+        const seconds = Number(args[++i])
+        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw usageError(this.usage, '--wait needs a number of seconds (1–3600)')
+        waitMs = seconds * 1000
+      }
       else if (a === '--assembly') {
         assembly = args[++i]
         if (!assembly) throw usageError(this.usage, '--assembly needs a directory')
@@ -162,7 +171,7 @@ export const rehearseCommand: Command = {
         await synthesize(temporary, (s) => process.stderr.write(s))
         dir = temporary
       }
-      const report = await rehearse(dir, { run, signal: interrupt.signal, log: process.env.FLOE_REHEARSE_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined })
+      const report = await rehearse(dir, { run, signal: interrupt.signal, ...(waitMs !== undefined ? { waitMs } : {}), log: process.env.FLOE_REHEARSE_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined })
       process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report))
       if (interrupt.signal.aborted) return 130
       return report.ok ? 0 : 1

@@ -46,6 +46,13 @@ export interface Skipped {
   readonly reason: string
 }
 
+export interface TeardownSummary {
+  readonly ok: boolean
+  readonly steps: readonly { readonly step: string; readonly ok: boolean; readonly detail?: string }[]
+  readonly deleted: number
+  readonly left: readonly string[]
+}
+
 export interface RunSection {
   readonly functions: readonly FunctionRun[]
   readonly calls: readonly CallSummary[]
@@ -56,6 +63,8 @@ export interface RunSection {
   /** Resources created on the emulators from the templates, and those that could not be. */
   readonly created: number
   readonly notCreated: readonly { readonly stack: string; readonly resource: string; readonly problem: string }[]
+  /** `floe teardown`'s plan and run against the rehearsal's resources, read back. */
+  readonly teardown?: TeardownSummary
   /** Set when the run could not complete (the emulators did not start…). */
   readonly failure?: string
 }
@@ -82,6 +91,10 @@ export function runProblems(r: RunSection): string[] {
   for (const f of r.functions) if (f.errors > 0) out.push(`${f.logicalId}: ${f.errors} error${f.errors === 1 ? '' : 's'} in ${f.invocations} invocation${f.invocations === 1 ? '' : 's'}`)
   for (const s of r.scenarios) if (!s.ok) out.push(`scenario failed: ${s.name}${s.problem ? `: ${s.problem}` : ''}`)
   for (const n of r.notCreated) out.push(`not created: ${n.stack}/${n.resource}: ${n.problem}`)
+  if (r.teardown && !r.teardown.ok) {
+    const failed = r.teardown.steps.find((s) => !s.ok)
+    out.push(`the teardown failed${failed ? ` at ${failed.step}: ${failed.detail ?? ''}` : ''}${r.teardown.left.length ? `; left: ${r.teardown.left.join(', ')}` : ''}`)
+  }
   return out
 }
 
@@ -97,6 +110,7 @@ export function formatRun(r: RunSection): string[] {
     for (const p of problems) lines.push(`  ${p}`)
     for (const f of r.functions) if (f.errors > 0 && f.log?.length) for (const l of f.log) lines.push(`    ${f.logicalId} log: ${l}`)
   }
+  if (r.teardown) lines.push(`Teardown rehearsed: ${r.teardown.steps.length} steps, ${r.teardown.deleted} resources deleted and read back as gone${r.teardown.left.length ? `, ${r.teardown.left.length} left` : ''}.`)
   if (r.notInvoked.length > 0) lines.push(`Warning: not invoked by the rehearsal (not proven): ${r.notInvoked.join(', ')}.`)
   if (r.skipped.length > 0) {
     lines.push('Not run:')

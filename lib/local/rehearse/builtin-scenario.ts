@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand, type KinesisClient } from '@aws-sdk/client-kinesis'
 import { ListObjectsV2Command } from '@aws-sdk/client-s3'
 import type { ScenarioOutcome } from '../../core/rehearse/run-report'
-import type { ScenarioTarget } from './rehearsal'
+import type { ScenarioTarget } from './scenario-target'
 
 /** Every record of a stream, from the start. */
 export async function streamRecords(kinesis: KinesisClient, stream: string): Promise<Buffer[]> {

@@ -24,6 +24,9 @@
  * - `scenarios`: the client scenarios, given a `ScenarioTarget`. The
  *   built-in scenario (./builtin-scenario.ts) always runs first.
  *
+ * After the scenarios, `floe teardown`'s plan and run (./teardown.ts) delete
+ * the rehearsal's resources as they would a deployment's, read back.
+ *
  * The `ScenarioTarget` decision: scenarios get the HTTP API's URL (what
  * clients use), the stack outputs resolved, the resource plan (names as
  * the functions see them), the functions' inventory, and direct clients of
@@ -39,12 +42,12 @@ import { join } from 'node:path'
 import { KinesisClient } from '@aws-sdk/client-kinesis'
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
-import { makeClients, type AwsClients } from '../../aws/clients'
+import { makeClients } from '../../aws/clients'
 import type { NamedPolicy } from '../../core/rehearse/iam'
 import { functionInventory, type FunctionInventory } from '../../core/rehearse/inventory'
 import { LOCAL_ACCOUNT } from '../../core/rehearse/physical'
 import { assemblyResolver, type ResolverOptions } from '../../core/rehearse/resolve'
-import type { QueuePlan, ResourcePlan } from '../../core/rehearse/resource-plan'
+import type { QueuePlan } from '../../core/rehearse/resource-plan'
 import { summarizeCalls, type RunSection, type ScenarioOutcome, type Skipped } from '../../core/rehearse/run-report'
 import type { AssemblyStack } from '../../core/rehearse/template'
 import { startEmulators, type Emulators } from '../emulators'
@@ -54,35 +57,14 @@ import { startSqs, type LocalSqs } from '../sqs'
 import { builtInScenario } from './builtin-scenario'
 import { authorizeByPolicies, functionIdentities } from './identities'
 import { runAssembly, type RunningAssembly } from './run'
+import type { ScenarioTarget } from './scenario-target'
+import { rehearseTeardown, type TeardownRehearsal } from './teardown'
+
+export type { ScenarioTarget } from './scenario-target'
 
 const REGION = 'us-east-1'
 /** The emulators' own key pair (s3rver checks signatures with it). */
 const EMULATOR_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
-
-/** What the rehearsal's scenarios run against. */
-export interface ScenarioTarget {
-  /** The HTTP API's base URL (`http://127.0.0.1:<port>`), routes and authorizer as the template declares them. */
-  readonly url: string
-  readonly assemblyDir: string
-  readonly stacks: readonly AssemblyStack[]
-  /** Each stack's outputs, resolved to the rehearsal's resources: stack name → output key → value. */
-  readonly outputs: Readonly<Record<string, Readonly<Record<string, string>>>>
-  /** The resources as created (tables, streams, buckets, queues by their physical names). */
-  readonly resources: ResourcePlan
-  /** Each queue's URL as the functions see it (through the SQS proxy), by queue ARN. */
-  readonly queueUrls: Readonly<Record<string, string>>
-  readonly functions: readonly FunctionInventory[]
-  /** The event source mappings running, `{logicalId, function, stream}`. */
-  readonly mappingsStarted: readonly { readonly logicalId: string; readonly function: string; readonly stream: string }[]
-  /** The emulators' endpoints, unproxied. */
-  readonly endpoints: { readonly dynamodb: string; readonly kinesis: string; readonly s3: string; readonly sqs: string; readonly dataApi?: string }
-  /** Clients of the emulators, unproxied, with the emulators' key pair: for setting up and reading back. */
-  readonly clients: AwsClients & { readonly sqs: SQSClient }
-  /** Waits until every running mapping has nothing left to read (three rounds, for a pipeline of streams); false when that took longer than `waitMs`. */
-  drain(): Promise<boolean>
-  readonly waitMs: number
-  readonly log: (line: string) => void
-}
 
 /** A Data API stand-in for the search store (the `searchStore` seam). */
 export type SearchStorePort = (ctx: { readonly dir: string; readonly log: (line: string) => void }) => Promise<{ readonly endpoint: string; close(): Promise<void> }>
@@ -93,7 +75,7 @@ export interface RehearsalRunOptions {
   readonly stacks: readonly AssemblyStack[]
   readonly searchStore?: SearchStorePort
   readonly scenarios?: (target: ScenarioTarget) => Promise<readonly ScenarioOutcome[]>
-  /** Bound of each wait on the data (default 120 s). */
+  /** Bound of each wait on the data (default 90 s; a mapping's batching window can be 60 s). */
   readonly waitMs?: number
   readonly pollIntervalMs?: number
   /** Stops the run (SIGINT): everything started is stopped and removed. */
@@ -135,7 +117,7 @@ export function queueAttributes(q: QueuePlan): Record<string, string> {
 /** Runs the assembly and its scenarios; the report's run section. Never throws for what it finds: a run that cannot complete says so in `failure`. */
 export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> {
   const log = o.log ?? (() => {})
-  const waitMs = o.waitMs ?? 120_000
+  const waitMs = o.waitMs ?? 90_000
   const stops: (() => Promise<unknown>)[] = []
   const tmp = mkdtempSync(join(tmpdir(), 'floe-rehearsal-'))
   stops.push(async () => rmSync(tmp, { recursive: true, force: true }))
@@ -151,6 +133,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
   const functions0 = functionInventory(o.stacks, assemblyResolver(o.stacks))
   let run: RunningAssembly | undefined
   let failure: string | undefined
+  let teardown: TeardownRehearsal | undefined
   try {
     const aborted = () => { if (o.signal?.aborted) throw new Error('interrupted') }
     const emulators: Emulators = await startEmulators({ dataDir: join(tmp, 'data'), postgres: false, log })
@@ -259,6 +242,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     if (!store) skipped.push({ what: 'the search store', reason: 'no Data API stands in for it: its loader\'s mappings do not run and the functions that query it are not proven' })
     aborted()
 
+    let stuck = false
     const outputs: Record<string, Record<string, string>> = {}
     const resolver = assemblyResolver(o.stacks, resolverOptions)
     for (const s of o.stacks) for (const [k, v] of Object.entries(s.template.Outputs ?? {})) {
@@ -277,8 +261,9 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       endpoints: { ...emulators.endpoints, sqs: sqs.endpoint, ...(store ? { dataApi: store.endpoint } : {}) },
       clients: { ...direct, sqs: directSqs },
       drain: async () => {
-        if (!running.mappings) return true
-        for (let i = 0; i < 3; i++) if (!(await bounded(running.mappings.drain(), waitMs))) return false
+        // Once the mappings did not drain in time, they are stuck (a function failing, retried): later waits do not wait again.
+        if (!running.mappings || stuck) return !stuck
+        for (let i = 0; i < 3; i++) if (!(await bounded(running.mappings.drain(), waitMs))) return !(stuck = true)
         return true
       },
       waitMs,
@@ -295,7 +280,9 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     else skipped.push({ what: 'the client scenarios', reason: 'only the built-in tracker scenario ran' })
     await target.drain()
     aborted()
-    skipped.push({ what: 'the teardown', reason: 'not rehearsed against the rehearsal\'s resources' })
+    // The teardown, once nothing reads the streams any more.
+    await running.mappings?.stop()
+    teardown = await rehearseTeardown({ stacks: o.stacks, plan: running.plan, queueUrls, clients: { ...direct, sqs: directSqs }, log })
   } catch (err) {
     failure = o.signal?.aborted ? 'interrupted' : (err as Error).message || String(err)
   } finally {
@@ -314,6 +301,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     skipped,
     created: run?.created.created.length ?? 0,
     notCreated: (run?.created.failed ?? []).map((f) => ({ stack: f.stack, resource: f.logicalId, problem: f.problem })),
+    ...(teardown ? { teardown } : {}),
     ...(failure !== undefined ? { failure } : {}),
   }
 }
