@@ -38,7 +38,7 @@ const RAN = [
 const RUN = [
   'the data resources created on private emulators from the templates',
   'every function run from its bundle with its role\'s policies enforced on each AWS call',
-  'a tracker\'s GET and POST through the HTTP API, read back from the streams and the archive, and /health',
+  'a tracker\'s GET and POST through the HTTP API, read back from the streams and the archive; the registry, a page behind the authorizer, and /health',
   'the teardown (floe teardown\'s plan and steps) against the rehearsal\'s resources, read back',
 ]
 const NOT_RUN = ['the client scenarios beyond the tracker\'s']
@@ -128,7 +128,8 @@ export const rehearseCommand: Command = {
     'Then runs the assembly: its tables, streams, buckets and queues created on private emulators (DynamoDB Local,',
     'kinesalite, s3rver, an SQS server) in a temporary directory; each function run from its bundle with a key pair',
     'of its own, every AWS call it makes authorized against its role\'s policies by a proxy in front of the emulators;',
-    'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; GET /health;',
+    'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; the registry\'s',
+    'schema list; /home without credentials (the authorizer); GET /health;',
     'then floe teardown\'s plan and steps against the rehearsal\'s resources, each read back as gone.',
     '--static: the checks only, without running the assembly (an assembly without bundles is not run either).',
     '--wait: how long each wait for the event source mappings to drain may take, in seconds (default 90).',

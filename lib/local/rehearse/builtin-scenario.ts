@@ -4,7 +4,8 @@
  * `/com.snowplowanalytics.snowplow/tp2` through the HTTP API, read back
  * from the raw stream; when enrich's mapping runs, the enriched events read
  * back from the good stream; the archive bucket holding what the archive
- * function wrote; `GET /health` answering 200. Each step waits on the
+ * function wrote; the registry's schema list and a page behind the
+ * authorizer (401 without credentials); `GET /health` answering 200. Each step waits on the
  * mappings draining (bounded), then reads the data where it landed.
  */
 import { randomUUID } from 'node:crypto'
@@ -83,6 +84,16 @@ export async function builtInScenario(t: ScenarioTarget): Promise<ScenarioOutcom
       return (listed.Contents ?? []).length > 0 ? undefined : `nothing in ${archive.name}`
     }))
   }
+
+  out.push(await step('the registry lists its schemas; a page behind the authorizer asks for credentials', async () => {
+    const schemas = await fetch(`${t.url}/registry-server/api/schemas`)
+    const listed = await schemas.text()
+    if (schemas.status !== 200) return `GET /registry-server/api/schemas answered ${schemas.status}: ${listed.slice(0, 200)}`
+    const home = await fetch(`${t.url}/home`)
+    await home.arrayBuffer()
+    if (home.status !== 401 || !/^Basic /.test(home.headers.get('www-authenticate') ?? '')) return `GET /home without credentials answered ${home.status} (${home.headers.get('www-authenticate') ?? 'no WWW-Authenticate'})`
+    return undefined
+  }))
 
   out.push(await step('GET /health', async () => {
     const r = await fetch(`${t.url}/health`)

@@ -97,9 +97,10 @@ async function notEmulated(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
 
-function bounded(p: Promise<unknown>, ms: number): Promise<boolean> {
+/** Whether `p` settled within `ms` (false too when `interrupted` settles first). */
+function bounded(p: Promise<unknown>, ms: number, interrupted: Promise<void>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
-  return Promise.race([p.then(() => true), new Promise<boolean>((r) => { timer = setTimeout(() => r(false), ms) })]).finally(() => clearTimeout(timer))
+  return Promise.race([p.then(() => true), interrupted.then(() => false), new Promise<boolean>((r) => { timer = setTimeout(() => r(false), ms) })]).finally(() => clearTimeout(timer))
 }
 
 /** The queue's attributes as CreateQueue takes them, from the plan. */
@@ -123,7 +124,10 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
   stops.push(async () => rmSync(tmp, { recursive: true, force: true }))
   let stopping: Promise<void> | undefined
   const stopAll = () => (stopping ??= (async () => { for (const s of stops.splice(0).reverse()) await s().catch((e) => log(`stopping: ${(e as Error).message}`)) })())
-  const onAbort = () => void stopAll()
+  // An interruption ends the waits at once; each step checks it; everything started is stopped at the end, in reverse order (the directory last).
+  let onAbort = () => {}
+  const interrupted = new Promise<void>((r) => { onAbort = r })
+  if (o.signal?.aborted) onAbort()
   o.signal?.addEventListener('abort', onAbort, { once: true })
 
   const calls: ProxyCall[] = []
@@ -263,7 +267,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       drain: async () => {
         // Once the mappings did not drain in time, they are stuck (a function failing, retried): later waits do not wait again.
         if (!running.mappings || stuck) return !stuck
-        for (let i = 0; i < 3; i++) if (!(await bounded(running.mappings.drain(), waitMs))) return !(stuck = true)
+        for (let i = 0; i < 3; i++) if (!(await bounded(running.mappings.drain(), waitMs, interrupted))) return !(stuck = true)
         return true
       },
       waitMs,

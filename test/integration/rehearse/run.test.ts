@@ -6,7 +6,7 @@
  * function's environment.
  */
 import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,6 +22,8 @@ interface Report {
   scenarios: { name: string; ok: boolean; problem?: string }[]
   skipped: { what: string; reason: string }[]
   notInvoked: string[]
+  created: number
+  teardown?: { ok: boolean; deleted: number; left: string[] }
   failure?: string
 }
 
@@ -95,8 +97,13 @@ describe('floe rehearse runs the synthesized assembly', { timeout: 600_000 }, ()
       ['tracker GET /i and POST /com.snowplowanalytics.snowplow/tp2 through the HTTP API', true],
       ['the two events enriched onto the good stream', true],
       ['the archive function wrote the streams to the archive bucket', true],
+      ['the registry lists its schemas; a page behind the authorizer asks for credentials', true],
       ['GET /health', true],
     ])
+    expect([ran('RegistryFunction'), ran('AuthorizerFunction'), ran('UiFunction')].every((n) => n > 0)).toBe(true)
+    // the teardown rehearsed: every resource created, deleted and read back as gone
+    expect(report.teardown).toMatchObject({ ok: true, left: [] })
+    expect(report.teardown!.deleted).toBe(report.created)
     expect(report.calls.length).toBeGreaterThan(0)
     // the collector's write to the raw stream, checked against its role and allowed
     expect(report.calls).toContainEqual(expect.objectContaining({ function: expect.stringMatching(/^CollectorFunction/), action: 'kinesis:PutRecords', resource: expect.stringMatching(/:stream\/FloeData-RawStream/), allowed: true }))
@@ -142,5 +149,33 @@ describe('floe rehearse runs the synthesized assembly', { timeout: 600_000 }, ()
     expect(counted.errors).toBeGreaterThan(0)
     expect(report.functions.filter((f) => f.errors > 0).map((f) => f.logicalId)).toEqual([enrich])
     expect(report.scenarios.find((s) => s.name === 'the two events enriched onto the good stream')).toMatchObject({ ok: false })
+  })
+
+  it('interrupted (SIGINT) once its emulators run: stops them, removes its directory, exits 130', async () => {
+    const own = join(root, 'tmp')
+    mkdirSync(own)
+    const child = spawn(process.execPath, [join(projectRoot, 'bin/floe.mjs'), 'rehearse', '--assembly', assembly, '--json'], { cwd: projectRoot, env: { ...process.env, TMPDIR: own, FLOE_REHEARSE_LOG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    // once a table is created, DynamoDB Local runs from the rehearsal's directory
+    await new Promise<void>((resolve) => {
+      let err = ''
+      child.stderr.on('data', (d) => {
+        err += d
+        if (/created table/.test(err)) resolve()
+      })
+      void exited.then(() => resolve())
+    })
+    expect(readdirSync(own).length).toBe(1)
+    child.kill('SIGINT')
+    expect(await exited).toBe(130)
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false, failure: 'interrupted' })
+    expect(readdirSync(own)).toEqual([])
+    // no process left running from it (DynamoDB Local's Java process was started on a path under it)
+    const left = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(own) } catch { return false }
+    })
+    expect(left).toEqual([])
   })
 })
