@@ -75,12 +75,14 @@ describe('floe rehearse --assembly', () => {
       expect(await run(['rehearse', '--fast'])).toBe(2)
       expect(await run(['rehearse', '--assembly', root])).toBe(2)
       expect(await run(['rehearse', '--assembly'])).toBe(2)
+      expect(await run(['rehearse', '--wait', 'soon'])).toBe(2)
     } finally {
       process.stderr.write = write
     }
     expect(err.join('')).toContain('unknown argument --fast')
     expect(err.join('')).toContain('is not a cloud assembly directory (no manifest.json)')
     expect(err.join('')).toContain('--assembly needs a directory')
+    expect(err.join('')).toContain('--wait needs a number of seconds (1–3600)')
   })
 
   it('the text report says what ran, what did not, and each violation', () => {
