@@ -97,6 +97,12 @@ async function notEmulated(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
 
+/** The lines of a function's log that say what went wrong (those naming an error or a failure; else the last ones), at most five. */
+export function telling(lines: readonly string[]): string[] {
+  const errors = lines.filter((l) => /error|fail|denied|exception|not authorized|timed out/i.test(l))
+  return (errors.length > 0 ? errors : lines).slice(-5)
+}
+
 /** Whether `p` settled within `ms` (false too when `interrupted` settles first). */
 function bounded(p: Promise<unknown>, ms: number, interrupted: Promise<void>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
@@ -234,7 +240,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
         const fn = i > 0 ? line.slice(0, i) : ''
         const kept = lastLines.get(fn) ?? []
         kept.push(line.slice(i + 2).slice(0, 500))
-        if (kept.length > 8) kept.shift()
+        if (kept.length > 40) kept.shift()
         lastLines.set(fn, kept)
         log(line)
       },
@@ -297,7 +303,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
   await stopAll()
   const summary = summarizeCalls(calls)
   return {
-    functions: counts.map((c) => ({ ...c, ...(c.errors > 0 && lastLines.get(c.logicalId)?.length ? { log: lastLines.get(c.logicalId)! } : {}) })),
+    functions: counts.map((c) => ({ ...c, ...(c.errors > 0 && lastLines.get(c.logicalId)?.length ? { log: telling(lastLines.get(c.logicalId)!) } : {}) })),
     calls: summary,
     denied: summary.filter((c) => !c.allowed),
     notInvoked: counts.filter((c) => c.invocations === 0).map((c) => c.logicalId),

@@ -78,3 +78,12 @@ describe('identities and schedules of an assembly', () => {
     ])
   })
 })
+
+describe('the log lines a function with errors is reported with', () => {
+  it('those that name an error or a failure, the last five; else the last lines', async () => {
+    const { telling } = await import('../../../lib/local/rehearse/rehearsal')
+    const noise = ['(node:1) Warning: NodeVersionSupportWarning: The AWS SDK for JavaScript (v3)', 'will require node >=22.']
+    expect(telling([...noise, '{"level":"error","msg":"collector write failed"}', 'ok'])).toEqual(['{"level":"error","msg":"collector write failed"}'])
+    expect(telling(['a', 'b', 'c', 'd', 'e', 'f'])).toEqual(['b', 'c', 'd', 'e', 'f'])
+  })
+})
