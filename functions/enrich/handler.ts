@@ -10,6 +10,7 @@ import { lambdaMappingControl, pauseEnrich, type MappingControl } from '../../li
 import { envVar } from '../../lib/infra/resources'
 import { checkRestarts, onRestart, restartable } from '../../lib/runtime/restarts'
 import { checkRegistryChanges } from '../../lib/runtime/registry-changes'
+import { checkSpecChanges } from '../../lib/runtime/spec-changes'
 import { EnrichSetupError, isSetupError } from '../../lib/runtime/setup-error'
 
 let setup: EnrichmentSetup | undefined
@@ -101,6 +102,8 @@ export function createEnrichHandler(ports: EnrichPorts): (event: KinesisStreamEv
     }
     // A schema written to the registry before this batch is seen by it (locally at once, on AWS within REGISTRY_CHECK_MS).
     await checkRegistryChanges(() => clients().ddb)
+    // So is a specification published before it (lib/runtime/spec-changes.ts).
+    await checkSpecChanges(() => clients().ddb)
     try {
       const records = event.Records.map((r) => ({ id: r.kinesis.sequenceNumber, data: Buffer.from(r.kinesis.data, 'base64') }))
       const result = await processBatch(rt, records)

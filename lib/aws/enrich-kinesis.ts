@@ -27,6 +27,7 @@ import { deploymentResolver } from './resolver'
 import { AssetCache, configsFromBucket, EnrichmentSetupError, setupEnrichments, type EnrichmentSetup } from './enrichments'
 import { DynamoEventSpecSource } from './event-spec-source'
 import { eventSpecDefaultOn, withDefaultEventSpec } from '../core/enrich/enrichments/event-spec-default'
+import { followSpecs } from '../runtime/spec-changes'
 import { remoteAdapters } from '../core/enrich/adapters/remote'
 
 type OutputKind = Output['kind']
@@ -237,7 +238,7 @@ export async function loadEnrichments(rt: EnrichKinesisRuntime, opts: { env?: No
     cache: new AssetCache({ dir: env.FLOE_ASSETS_CACHE_DIR || join(tmpdir(), 'floe-assets'), s3 }),
     legacyOrder: rt.config.featureFlags.legacyEnrichmentOrder,
     exitOnJsCompileError: rt.config.featureFlags.exitOnJsCompileError,
-    ...(specHistory ? { eventSpecs: { source: new DynamoEventSpecSource(opts.ddb ?? clients().ddb, specHistory), now: () => Date.now(), warn: (m: string) => rt.log(JSON.stringify({ level: 'WARN', message: m })) } } : {}),
+    ...(specHistory ? { eventSpecs: { source: new DynamoEventSpecSource(opts.ddb ?? clients().ddb, specHistory), now: () => Date.now(), warn: (m: string) => rt.log(JSON.stringify({ level: 'WARN', message: m })), follow: followSpecs } } : {}),
     updatePeriodMs: rt.config.assetsUpdatePeriodMs,
     onChange: (e) => rt.enricher.replaceEnrichments(e),
     log: rt.log,

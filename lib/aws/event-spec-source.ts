@@ -17,7 +17,7 @@ export class DynamoEventSpecSource implements EventSpecSource {
     const out: SpecRecord[] = []
     let start: Item | undefined
     do {
-      const res = await this.ddb.send(new ScanCommand({ TableName: this.historyTable, ProjectionExpression: '#e', ExpressionAttributeNames: { '#e': 'entry' }, ExclusiveStartKey: start }))
+      const res = await this.ddb.send(new ScanCommand({ TableName: this.historyTable, ConsistentRead: true, ProjectionExpression: '#e', ExpressionAttributeNames: { '#e': 'entry' }, ExclusiveStartKey: start }))
       for (const item of res.Items ?? []) {
         const text = item.entry?.S
         if (text === undefined) continue

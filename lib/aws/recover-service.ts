@@ -22,6 +22,7 @@ import { envVar } from '../infra/resources'
 import { database } from './database'
 import { restartable } from '../runtime/restarts'
 import { checkRegistryChanges } from '../runtime/registry-changes'
+import { checkSpecChanges } from '../runtime/spec-changes'
 import { bucketName, streamName, tableName } from '../runtime/resources'
 import { clients } from './clients'
 import { endDeadRecoveryRuns, faultPoint, thisOwner } from './recover-runs'
@@ -52,6 +53,8 @@ async function verdicts(payloads: readonly Uint8Array[]): Promise<Verdict[]> {
   const rt = await enricher.get()
   // The registry as the running enrich sees it: what was pushed before this page is seen (see lib/runtime/registry-changes.ts).
   await checkRegistryChanges(() => clients().ddb)
+  // and the published specifications (lib/runtime/spec-changes.ts)
+  await checkSpecChanges(() => clients().ddb)
   const outcomes = await enrichBatch(rt.enricher, payloads, { concurrency: rt.config.concurrency.enrich })
   return outcomes.map((o) => ({
     good: o.outputs.filter((x) => x.kind === 'good').length,

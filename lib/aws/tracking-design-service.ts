@@ -9,6 +9,8 @@ import { resolvingRegistry } from '../core/tracking-design/resolving-registry'
 import { checkRegistryChanges, followRegistry } from '../runtime/registry-changes'
 import { cachedRegistry, schemaCacheSeconds } from '../core/tracking-design/schema-cache'
 import { cachedLists, listCacheSeconds } from '../core/tracking-design/list-cache'
+import { announcingSpecChanges } from '../core/tracking-design/spec-changes'
+import { specsChanged } from '../runtime/spec-changes'
 import { defaultResolver } from '../runtime/default-resolver'
 import type { ResourceNames } from '../infra/resources'
 import { tableName } from '../runtime/resources'
@@ -41,7 +43,8 @@ export function trackingDesignFromEnvironment(env: NodeJS.ProcessEnv = process.e
     const resolving = resolvingRegistry(stores.registry, defaultResolver({ env, loadRepositories: externalRepositories(() => clients().ddb, tableName('settings')) }))
     // A schema written to the registry is seen by the next request (lib/runtime/registry-changes.ts).
     const registry = followRegistry(cachedRegistry(resolving, { ttlMs: schemaCacheSeconds(env) * 1000 }))
-    const specs = cachedLists(stores.specs, { ttlMs: listCacheSeconds(env) * 1000 })
+    // A publish is used by enrich from its next batch (lib/runtime/spec-changes.ts).
+    const specs = cachedLists(announcingSpecChanges(stores.specs, () => specsChanged(() => clients().ddb, env)), { ttlMs: listCacheSeconds(env) * 1000 })
     const handler = createTrackingDesignService({ ...stores, specs, registry, jwtSecret: env.FLOE_JWT_SECRET?.trim() || undefined })
     // Records from before the list indexes get their keys once, before the first request is answered.
     let indexed: Promise<unknown> | undefined

@@ -6,6 +6,7 @@ import { JavaMissingError } from './emulators'
 import { JavaCompilerMissingError } from './dynamodb/launcher'
 import { closeTree, ensurePrivateDir, keepCreatedFilesPrivate, writePrivateFile } from './private-files'
 import { startLocalStack } from './stack'
+import { functions } from '../infra/functions'
 import { licenceBannerLine } from '../core/health/report'
 import { LICENSE_MESSAGE, noticeText } from '../core/enrich/config'
 import { enrichDeployment, outputPlacementErrors } from '../core/enrich/deploy'
@@ -28,6 +29,12 @@ export interface EndpointsFile {
   readonly s3: string
   readonly namePrefix: string
   readonly pid: number
+  /**
+   * The control plane's environment as this stack set it (enrich's configuration with the
+   * licence answer, the resolver settings): `floe recover`, in another shell, judges events
+   * with it as this stack's enrich does (see `attach.ts`).
+   */
+  readonly environment?: Readonly<Record<string, string>>
 }
 
 function claimDataDir(dir: string): void {
@@ -163,7 +170,7 @@ export async function startFromCli(): Promise<number> {
   }
   // Tracking design: the organization and API key of FLOE_ORG_ID, FLOE_API_KEY_ID, FLOE_API_KEY, when set.
   await seedTrackingDesign(makeClients(stack.endpoints).ddb, stack.names, process.env, log).catch((err) => log(`tracking design: ${(err as Error).message}`))
-  const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid }
+  const endpoints: EndpointsFile = { http: stack.url, ...stack.endpoints, namePrefix: 'floe', pid: process.pid, environment: functions.controlPlane.environment }
   const endpointsFile = join(dir, 'endpoints.json')
   // it holds the search store's PostgreSQL URL with its password: readable by this user only
   writePrivateFile(endpointsFile, JSON.stringify(endpoints, null, 2) + '\n')

@@ -16,6 +16,8 @@ export type Notice =
   | { readonly kind: 'restart'; readonly services: readonly ServiceName[]; readonly generations: Readonly<Partial<Record<ServiceName, number>>> }
   /** A schema was written to this deployment's own registry (`count`: the change counter after it, where there is one): cached lookups of it are stale. */
   | { readonly kind: 'registry-changed'; readonly count?: number }
+  /** An event specification was published, deprecated or deleted (`count`: the change counter after it): enrich's copy is stale. */
+  | { readonly kind: 'specs-changed'; readonly count?: number }
 
 type Kind = Notice['kind']
 type Handler<K extends Kind> = (n: Extract<Notice, { kind: K }>) => void

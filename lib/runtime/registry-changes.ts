@@ -16,10 +16,11 @@
  * schema. On AWS, a batch that
  * begins `REGISTRY_CHECK_MS` after the registry answered sees it.
  */
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ChangeWatch } from '../core/iglu/changes'
 import { OWN_REGISTRY } from '../core/iglu/resolver-config'
 import { envVar } from '../infra/resources'
+import { bumpChangeCounter, readChangeCounter } from './change-counter'
 import { announce, onNotice } from './notices'
 
 /** The longest time a warm process runs on a cached answer of the registry after a write to it. */
@@ -28,7 +29,7 @@ export const REGISTRY_CHECK_MS = 1_000
 /** The longest a batch waits for a read of the counter (a slow read is applied when it answers; the batch goes on). */
 export const REGISTRY_READ_WAIT_MS = 1_000
 
-const KEY = { pk: { S: 'control-plane' }, sk: { S: 'registry-changes' } }
+const COUNTER = 'registry-changes'
 
 /** What follows the registry: a resolver (`Resolver.repositoryChanged`), a cache of schemas. */
 export interface RegistryFollower {
@@ -58,24 +59,13 @@ function settingsTable(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The registry's change counter (0 before the first change). */
-export async function readRegistryChanges(ddb: DynamoDBClient, table: string): Promise<number> {
-  const res = await ddb.send(new GetItemCommand({ TableName: table, Key: KEY, ConsistentRead: true, ProjectionExpression: '#c', ExpressionAttributeNames: { '#c': 'count' } }))
-  return Number(res.Item?.count?.N ?? 0)
+export function readRegistryChanges(ddb: DynamoDBClient, table: string): Promise<number> {
+  return readChangeCounter(ddb, table, COUNTER)
 }
 
 /** Adds one to the registry's change counter; answers its new value. */
-export async function bumpRegistryChanges(ddb: DynamoDBClient, table: string): Promise<number> {
-  const res = await ddb.send(
-    new UpdateItemCommand({
-      TableName: table,
-      Key: KEY,
-      UpdateExpression: 'ADD #c :one SET updatedAt = :now',
-      ExpressionAttributeNames: { '#c': 'count' },
-      ExpressionAttributeValues: { ':one': { N: '1' }, ':now': { S: new Date().toISOString() } },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  )
-  return Number(res.Attributes?.count?.N ?? 0)
+export function bumpRegistryChanges(ddb: DynamoDBClient, table: string): Promise<number> {
+  return bumpChangeCounter(ddb, table, COUNTER)
 }
 
 /**

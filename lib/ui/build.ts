@@ -13,7 +13,7 @@
  * (the CDK bundling of the `ui` function runs it into the asset's `ui/`).
  */
 import { build } from 'esbuild'
-import { readFileSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -121,7 +121,16 @@ export async function buildUi(outDir?: string, opts: BuildUiOptions = {}): Promi
   return files
 }
 
-const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+/** Whether `path` names this file, through symbolic links too (a checkout reached through a link ran nothing). */
+function isThisFile(path: string): boolean {
+  try {
+    return realpathSync(path) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && isThisFile(resolve(process.argv[1]))
 if (invokedDirectly) {
   const outDir = process.argv[2]
   if (!outDir || process.argv.length > 3) {

@@ -75,7 +75,12 @@ export function assemblyResolver(stacks: readonly AssemblyStack[], o: ResolverOp
         const v = walk(stack, given)
         if (typeof v === 'string') name = v
       }
-      const derived = physicalOf(resource.Type, name, place(stack), resource)
+      let derived = physicalOf(resource.Type, name, place(stack), resource)
+      // A secret's attachment to a database answers `Ref` with the secret's ARN (what a function is given to read it)
+      if (resource.Type === 'AWS::SecretsManager::SecretTargetAttachment' && resource.Properties?.SecretId !== undefined) {
+        const secret = walk(stack, resource.Properties.SecretId)
+        if (typeof secret === 'string') derived = { ref: secret, attributes: {} }
+      }
       const over = o.physical?.[stack]?.[logicalId]
       const p: Physical = { ref: over?.ref ?? derived.ref, attributes: { ...derived.attributes, ...over?.attributes } }
       physicalCache.set(key, p)

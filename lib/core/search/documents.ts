@@ -9,8 +9,11 @@
 import { createHash } from 'node:crypto'
 import { FIELD_KINDS, FIELDS } from '../enrich/fields'
 import { tryShred } from '../enrich/shred'
-import { MAX_DEPTH, sanitizeColumn, sanitizeDocument, sanitizeLine, sanitizeStrings } from './sanitize'
+import { sanitizeColumn, sanitizeDocument, sanitizeLine, sanitizeStrings } from './sanitize'
+import { renameUnions } from './unions'
 import { badRowWords } from './words'
+
+export { renameUnions }
 
 /** The atomic fields of the shredded JSON, in order (the self-describing columns are shredded into other keys). */
 const ATOMIC: readonly string[] = FIELDS.filter((_, i) => FIELD_KINDS[i] !== 'json')
@@ -126,30 +129,6 @@ export function goodDocument(line: string, failed: boolean): Parsed<GoodDocument
   const columns = { id: sanitizeColumn(id, notes)!, appId: sanitizeColumn(str(j.app_id), notes), eventType: sanitizeColumn(str(j.event), notes), eventName: sanitizeColumn(n, notes), schema: sanitizeColumn(v && n && f && ver ? `iglu:${v}/${n}/${f}/${ver}` : null, notes) }
   const { doc } = sanitizeDocument(withoutNulls(j), notes)
   return { ok: true, value: { ...columns, collectorTstamp: ts, failed, doc, line: cleanLine, specIds: sanitizeStrings(specIdsOfEvent(j)) } }
-}
-
-/** Keys whose value is a string in some bad rows and an object or a list in others. */
-const UNION_KEYS = new Set(['failure', 'payload', 'error', 'errors', 'message'])
-/** Objects of varying shape, kept as their JSON text. */
-const AS_TEXT: readonly (readonly string[])[] = [['payload', 'raw', 'parameters'], ['expectedMapping'], ['json']]
-
-/** Mini's renaming: a union-typed key holding a string becomes `<key>_str`, holding a list `<key>_list`; some variable objects become text. */
-export function renameUnions(v: unknown, path: readonly string[] = [], depth = 0): unknown {
-  // deeper values are kept as JSON text by the sanitizer: no need to go further (nor to overflow the stack)
-  if (depth > MAX_DEPTH) return v
-  if (Array.isArray(v)) return v.map((x) => renameUnions(x, path, depth + 1))
-  if (v === null || typeof v !== 'object') return v
-  const out: Record<string, unknown> = {}
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    const here = [...path, k]
-    if (x !== null && typeof x === 'object' && AS_TEXT.some((p) => p.every((seg, i) => here[here.length - p.length + i] === seg))) {
-      out[k] = JSON.stringify(x)
-      continue
-    }
-    const key = UNION_KEYS.has(k) ? (typeof x === 'string' ? `${k}_str` : Array.isArray(x) ? `${k}_list` : k) : k
-    out[key] = renameUnions(x, here, depth + 1)
-  }
-  return out
 }
 
 /** The document of a bad row (a line from `bad`); `now` stands in for a missing failure timestamp. */

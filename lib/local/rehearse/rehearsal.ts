@@ -17,10 +17,11 @@
  * queue's requests to its URL).
  *
  * Seams for parts built elsewhere:
- * - `searchStore`: starts a Data API stand-in for the search store; its
- *   endpoint is put behind a proxy and given to the functions. Without it
- *   the functions that write to the store have their mappings skipped, and
- *   the report lists them under `skipped`.
+ * - `searchStore`: starts a Data API stand-in for the search store (by
+ *   default `dataApiSearchStore`: PGlite behind the local RDS Data API); its
+ *   endpoint is put behind a proxy and given to the functions as
+ *   `rds-data`. With `null`, the functions that write to the store have
+ *   their mappings skipped, and the report lists it under `skipped`.
  * - `scenarios`: the client scenarios, given a `ScenarioTarget`. The
  *   built-in scenario (./builtin-scenario.ts) always runs first.
  *
@@ -44,6 +45,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { makeClients } from '../../aws/clients'
 import type { NamedPolicy } from '../../core/rehearse/iam'
+import { dataApiTargets } from '../../core/rehearse/data-api-targets'
 import { functionInventory, type FunctionInventory } from '../../core/rehearse/inventory'
 import { LOCAL_ACCOUNT } from '../../core/rehearse/physical'
 import { assemblyResolver, type ResolverOptions } from '../../core/rehearse/resolve'
@@ -57,6 +59,7 @@ import { startSqs, type LocalSqs } from '../sqs'
 import { builtInScenario } from './builtin-scenario'
 import { authorizeByPolicies, functionIdentities } from './identities'
 import { runAssembly, type RunningAssembly } from './run'
+import { startSearchStoreStandIn } from './search-store'
 import type { ScenarioTarget } from './scenario-target'
 import { rehearseTeardown, type TeardownRehearsal } from './teardown'
 
@@ -67,13 +70,29 @@ const REGION = 'us-east-1'
 const EMULATOR_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
 
 /** A Data API stand-in for the search store (the `searchStore` seam). */
-export type SearchStorePort = (ctx: { readonly dir: string; readonly log: (line: string) => void }) => Promise<{ readonly endpoint: string; close(): Promise<void> }>
+export type SearchStorePort = (ctx: { readonly dir: string; readonly functions: readonly FunctionInventory[]; readonly log: (line: string) => void }) => Promise<{ readonly endpoint: string; close(): Promise<void> } | undefined>
+
+/**
+ * The search store the rehearsal stands in by default: a private PGlite
+ * behind the local RDS Data API (./search-store.ts), answering for the one
+ * cluster, secret and database the functions are given; none when no
+ * function is given one.
+ */
+export const dataApiSearchStore: SearchStorePort = async ({ dir, functions, log }) => {
+  const targets = dataApiTargets(functions)
+  if (targets.length === 0) return undefined
+  if (targets.length > 1) throw new Error(`the functions are given ${targets.length} Data API clusters; the stand-in answers for one: ${targets.map((t) => t.clusterArn).join(', ')}`)
+  const t = targets[0]!
+  const store = await startSearchStoreStandIn({ clusterArn: t.clusterArn, secretArn: t.secretArn, database: t.database, dir, log })
+  return { endpoint: store.dataApiUrl, close: () => store.close() }
+}
 
 export interface RehearsalRunOptions {
   /** The cloud assembly's directory (the bundles are read from it). */
   readonly dir: string
   readonly stacks: readonly AssemblyStack[]
-  readonly searchStore?: SearchStorePort
+  /** The search store's stand-in, put behind an IAM proxy (default `dataApiSearchStore`; null: none, its loader's mappings are skipped). */
+  readonly searchStore?: SearchStorePort | null
   readonly scenarios?: (target: ScenarioTarget) => Promise<readonly ScenarioOutcome[]>
   /** Bound of each wait on the data (default 90 s; a mapping's batching window can be 60 s). */
   readonly waitMs?: number
@@ -153,7 +172,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     const standIn = await notEmulated()
     stops.push(() => new Promise<void>((r) => { standIn.server.closeAllConnections(); standIn.server.close(() => r()) }))
     aborted()
-    const store = o.searchStore ? await o.searchStore({ dir: join(tmp, 'search'), log }) : undefined
+    const store = o.searchStore === null ? undefined : await (o.searchStore ?? dataApiSearchStore)({ dir: join(tmp, 'search'), functions: functions0, log })
     if (store) stops.push(() => store.close())
 
     // The identities and the proxies: every call a function makes goes through one.
@@ -233,7 +252,6 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       createQueue,
       startQueueTrigger,
       kinesisFor,
-      searchStore: store !== undefined,
       ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}),
       log: (line) => {
         const i = line.indexOf(': ')
@@ -249,7 +267,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     stops.push(() => running.stop())
     for (const t of running.plan.tables) tableKeys.set(`arn:aws:dynamodb:${REGION}:${LOCAL_ACCOUNT}:table/${t.name}`, t.keySchema.find((k) => k.KeyType === 'HASH')!.AttributeName)
     for (const m of running.mappings?.skipped ?? []) skipped.push({ what: `event source mapping ${m.logicalId} (${m.function})`, reason: m.reason })
-    if (!store) skipped.push({ what: 'the search store', reason: 'no Data API stands in for it: its loader\'s mappings do not run and the functions that query it are not proven' })
+    if (!store && dataApiTargets(functions0).length > 0) skipped.push({ what: 'the search store', reason: 'no Data API stands in for it: its loader\'s mappings do not run and the functions that query it are not proven' })
     aborted()
 
     let stuck = false

@@ -102,5 +102,5 @@ export function Histogram({ good, bad, intervalMs, from, to, utc, labels, onSele
     u.setScale('x', { min: from / 1000, max: to / 1000 })
   }, [good, bad, from, to, intervalMs])
 
-  return html`<div class="histogram" ref=${box} data-testid="histogram"></div>`
+  return html`<div class="over-time-chart" ref=${box} data-testid="histogram"></div>`
 }

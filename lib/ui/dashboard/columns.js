@@ -3,6 +3,7 @@
  * event; for bad rows, what people look for (when, which failure, which
  * schema, the message) read from the bad row's document.
  */
+import { restoreUnions } from '../../core/search/unions'
 import { cellText, igluName, valuesAt } from '../shared/format.js'
 
 const field = (path, extra = {}) => ({ id: path, label: path, source: [path], value: (d) => valuesAt(d, path), ...extra })
@@ -53,8 +54,11 @@ function short(v, n = 120) {
   return s.length > n ? `${s.slice(0, n)}…` : s
 }
 
-/** The messages of a bad row, one line each, whatever its type. */
-export function badRowMessages(doc) {
+const text = (v) => (typeof v === 'string' ? v : undefined)
+
+/** The messages of a bad row, one line each, whatever its type (read from the row as it came). */
+export function badRowMessages(stored) {
+  const doc = restoreUnions(stored)
   const f = doc?.data?.failure ?? {}
   const out = []
   const msgs = Array.isArray(f.messages) ? f.messages : []
@@ -65,11 +69,11 @@ export function badRowMessages(doc) {
     }
     if (m.schemaKey !== undefined && m.error && typeof m.error === 'object') {
       const e = m.error
-      const kind = e.error_str ?? ''
+      const kind = text(e.error) ?? ''
       const reports = Array.isArray(e.dataReports)
         ? e.dataReports.map((r) => {
-            const text = r.message_str ?? r.message ?? r.keyword ?? ''
-            return r.path && !String(text).startsWith(r.path) ? `${r.path}: ${text}` : String(text)
+            const t = text(r.message) ?? r.keyword ?? ''
+            return r.path && !String(t).startsWith(r.path) ? `${r.path}: ${t}` : String(t)
           })
         : []
       const repos = Array.isArray(e.lookupHistory) ? e.lookupHistory.map((l) => l.repository).filter(Boolean) : []
@@ -80,7 +84,7 @@ export function badRowMessages(doc) {
     if (m.message && typeof m.message === 'object') {
       const x = m.message
       const who = m.enrichment?.identifier ?? m.enrichment?.schemaKey ?? ''
-      const what = x.error_str ?? (x.expectation ? `${x.field ?? ''}: ${x.expectation}${x.value !== undefined && x.value !== null ? ` (value ${short(x.value, 60)})` : ''}` : short(x))
+      const what = text(x.error) ?? (x.expectation ? `${x.field ?? ''}: ${x.expectation}${x.value !== undefined && x.value !== null ? ` (value ${short(x.value, 60)})` : ''}` : short(x))
       out.push(`${who ? `${who}: ` : ''}${what}`)
       continue
     }
@@ -88,17 +92,17 @@ export function badRowMessages(doc) {
       out.push(`${m.field ?? m.payloadField ?? ''}${m.field || m.payloadField ? ': ' : ''}${m.expectation}${m.value !== undefined && m.value !== null ? ` (value ${short(m.value, 60)})` : ''}`)
       continue
     }
-    if (m.message_str) out.push(m.message_str)
-    else if (m.error_str) out.push(m.error_str)
+    if (text(m.message)) out.push(m.message)
+    else if (text(m.error)) out.push(m.error)
     else out.push(short(m))
   }
   if (out.length === 0) {
     if (f.expectation) out.push(`${f.expectation}${f.actualSizeBytes ? ` (${f.actualSizeBytes} bytes, at most ${f.maximumAllowedSizeBytes})` : ''}`)
-    else if (f.message && typeof f.message === 'object') out.push(f.message.error_str ?? `${f.message.payloadField ?? ''}: ${f.message.expectation ?? short(f.message)}`)
-    else if (f.message_str) out.push(f.message_str)
-    else if (f.failure_str) out.push(f.failure_str)
-    else if (Array.isArray(f.errors_list)) out.push(...f.errors_list.map((x) => short(x)))
-    else if (f.error_str) out.push(f.error_str)
+    else if (f.message && typeof f.message === 'object') out.push(text(f.message.error) ?? `${f.message.payloadField ?? ''}: ${f.message.expectation ?? short(f.message)}`)
+    else if (text(f.message)) out.push(f.message)
+    else if (text(f.failure)) out.push(f.failure)
+    else if (Array.isArray(f.errors)) out.push(...f.errors.map((x) => short(x)))
+    else if (text(f.error)) out.push(f.error)
   }
   return out
 }
@@ -151,10 +155,15 @@ function unstructSchemaOf(raw) {
 /** What a failed event was: its `event_name`, else its `event`. */
 export const failedEventName = (e) => e?.event_name || e?.event || 'event'
 
+/**
+ * A bad row's columns, labelled with the names the search store takes for
+ * them in queries (lib/core/search/shown-fields.ts): `app_id:shop` finds
+ * what the app_id column shows.
+ */
 export const BAD_COLUMNS = [
-  field('data.failure.timestamp', { label: 'failure timestamp', time: true }),
-  { id: 'failure_type', label: 'failure type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
-  field('data.failure.messages.schemaKey', { label: 'failing schema' }),
+  field('data.failure.timestamp', { label: 'failure_timestamp', time: true }),
+  { id: 'failure_type', label: 'failure_type', source: ['schema'], badge: true, value: (d) => [igluName(d.schema)] },
+  field('data.failure.messages.schemaKey', { label: 'failing_schema' }),
   { id: 'message', label: 'message', source: ['data.failure'], wrap: true, value: (d) => badRowMessages(d) },
   field('data.payload.enriched.app_id', { label: 'app_id' }),
   field('data.payload.enriched.event', { label: 'event' }),

@@ -1,4 +1,5 @@
 import { useEffect } from 'preact/hooks'
+import { restoreUnions } from '../../core/search/unions'
 import './drawer.css'
 import { CopyButton } from '../shared/copy.js'
 import { fmtTime, igluName } from '../shared/format.js'
@@ -49,7 +50,8 @@ export function Drawer({ index, hit, loading, error, utc, onClose, onQuery }) {
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
   }, [onClose])
-  const doc = hit?._source
+  // a bad row as it came (the store renames fields whose type varies: error_str, message_str, …)
+  const doc = index === 'bad' && hit?._source ? restoreUnions(hit._source) : hit?._source
   const type = igluName(doc?.schema ?? '')
   const event = index === 'bad' ? failedEventOf(doc) : undefined
   const title =

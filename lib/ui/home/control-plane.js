@@ -62,7 +62,7 @@ function Answer({ result, testId = 'answer' }) {
  * One endpoint's form: the fields are sent form-urlencoded (or as
  * multipart/form-data when `multipart`), and the server's answer shown.
  */
-function EndpointForm({ id, title, method, path, help, submitLabel = 'Submit', initial = {}, multipart = false, check, onSuccess, children, fields }) {
+function EndpointForm({ id, title, method, path, help, intro, closed = false, submitLabel = 'Submit', initial = {}, multipart = false, check, onSuccess, children, fields }) {
   const [values, setValues] = useState(initial)
   const initialText = JSON.stringify(initial)
   useEffect(() => setValues((prev) => ({ ...prev, ...initial })), [initialText]) // the server's current values, once known
@@ -103,12 +103,15 @@ function EndpointForm({ id, title, method, path, help, submitLabel = 'Submit', i
       <${Endpoint} method=${method} path=${path} />
     </header>
     ${help ? html`<p class="muted small help">${help}</p>` : null}
-    <form onSubmit=${onSubmit}>
-      ${fields?.({ values, set })}
-      <div class="form-actions">
-        <button type="submit" aria-busy=${busy} disabled=${busy}>${submitLabel}</button>
-      </div>
-    </form>
+    ${intro}
+    ${closed
+      ? null
+      : html`<form onSubmit=${onSubmit}>
+          ${fields?.({ values, set })}
+          <div class="form-actions">
+            <button type="submit" aria-busy=${busy} disabled=${busy}>${submitLabel}</button>
+          </div>
+        </form>`}
     <${Answer} result=${result} />
     ${children}
   </article>`
@@ -360,11 +363,12 @@ function Licence() {
     initial=${{ accept: '', _sure: false }}
     check=${(v) => (v._sure ? undefined : 'Tick the box to accept the licence.')}
     onSuccess=${load}
+    closed=${s?.accepted === true}
+    intro=${html`<p class="small">
+      ${s ? html`<a href=${s.licence.url} target="_blank" rel="noopener noreferrer" data-testid="licence-link">${s.licence.name}</a>` : null}
+      ${' '}State: ${state.error ? html`<span class="text-error">${state.error}</span>` : s === undefined ? '…' : html`<strong data-testid="licence-state">${s.accepted ? `accepted ${by}` : 'not accepted: enrich is off, events wait in the raw stream'}</strong>`}
+    </p>`}
     fields=${({ values, set }) => html`
-      <p class="small">
-        ${s ? html`<a href=${s.licence.url} target="_blank" rel="noopener noreferrer" data-testid="licence-link">${s.licence.name}</a>` : null}
-        ${' '}State: ${state.error ? html`<span class="text-error">${state.error}</span>` : s === undefined ? '…' : html`<strong data-testid="licence-state">${s.accepted ? `accepted ${by}` : 'not accepted: enrich is off, events wait in the raw stream'}</strong>`}
-      </p>
       <label class="check confirm"><input type="checkbox" data-testid="licence-accept" checked=${values._sure} onChange=${(e) => { set('_sure', e.currentTarget.checked); set('accept', e.currentTarget.checked ? 'yes' : '') }} /><span>I accept the licence (<span class="mono">accept=yes</span>)</span></label>`}
   />`
 }

@@ -107,7 +107,7 @@ function History({ d }) {
 function Histogram({ values, from }) {
   const max = Math.max(1, ...values)
   const w = 8
-  return html`<figure class="histogram-wrap"><svg class="histogram" viewBox=${`0 0 ${values.length * w} 40`} preserveAspectRatio="none" role="img" aria-label="tagged events per hour, last 24 hours">
+  return html`<figure class="plan-histogram-wrap"><svg class="plan-histogram" viewBox=${`0 0 ${values.length * w} 40`} preserveAspectRatio="none" role="img" aria-label="tagged events per hour, last 24 hours">
     ${values.map((v, i) => html`<rect x=${i * w + 1} y=${40 - (v / max) * 38} width=${w - 2} height=${(v / max) * 38} fill="#38bdf8"><title>${`${fmtTime(new Date(from + i * 3_600_000).toISOString())}: ${v}`}</title></rect>`)}
   </svg><figcaption class="muted small">tagged events per hour, last 24 hours (most: ${max === 1 && values.every((v) => v === 0) ? 0 : max})</figcaption></figure>`
 }

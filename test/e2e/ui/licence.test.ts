@@ -23,6 +23,12 @@ describe('accepting the licence on /home', () => {
     await card.locator('button[type=submit]').click()
     await expect.poll(() => card.getByTestId('answer').innerText()).toContain(`licence accepted by ${TEST_CREDENTIALS.username}: enrich starts processing the waiting records`)
     await expect.poll(() => card.getByTestId('licence-state').innerText()).toMatch(new RegExp(`^accepted by ${TEST_CREDENTIALS.username} on `))
+    // accepted: the card says so and no longer offers to accept it, now or after a reload
+    expect(await card.locator('form').count()).toBe(0)
+    expect(await card.getByRole('button', { name: 'Accept the licence' }).count()).toBe(0)
+    await page.reload()
+    await expect.poll(() => page.locator('#cp-license').getByTestId('licence-state').innerText()).toMatch(/^accepted by /)
+    expect(await page.locator('#cp-license form').count()).toBe(0)
     expect(stack.current.triggers.has('enrich-raw')).toBe(true)
     // enrich is no longer listed as off on purpose
     const health = await fetch(`${stack.current.url}/health`)

@@ -1,8 +1,9 @@
 /**
  * The example requests of lib/core/tracking-design/README.md, run in order against a local stack:
  * every ```sh block whose first line is `# example: <name>` holds one curl command and a
- * `# expect: <status>` line; the data structure they use is the ```json block after
- * `<!-- example: data structure -->`.
+ * `# expect: <status>` line; the data structure they use is the schema the ```sh block after
+ * `<!-- example: data structure -->` writes (its heredoc). test/e2e/docs-walkthroughs.test.ts
+ * runs every block as written.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -79,7 +80,7 @@ function curl(argv: string[]) {
   return { method: method ?? (body !== undefined ? 'POST' : 'GET'), url, headers, body }
 }
 
-const STRUCTURE = JSON.parse(/<!-- example: data structure -->\n```json\n([\s\S]*?)```/.exec(README)![1]!)
+const STRUCTURE = JSON.parse(/<!-- example: data structure -->\n```sh\n[\s\S]*?<<'JSON'\n([\s\S]*?)\nJSON\n/.exec(README)![1]!)
 const { self } = STRUCTURE
 const { t } = useTenant({ [`iglu:${self.vendor}/${self.name}/${self.format}/${self.version}`]: STRUCTURE })
 const list = examples(README)
@@ -88,13 +89,13 @@ describe('the README examples', () => {
   it('cover token, create, edit, publish and list, each with a JSON body where it sends one', () => {
     expect(list.map((e) => e.name)).toEqual(expect.arrayContaining(['token', 'create', 'edit', 'publish', 'list']))
     for (const e of list) {
-      const r = curl(words(e.command, { BASE: 'b', TOKEN: 't', KEY_ID: 'k', KEY: 'k' }))
+      const r = curl(words(e.command, { BASE: 'b', TOKEN: 't', API_KEY_ID: 'k', API_KEY: 'k' }))
       if (r.body !== undefined) expect(() => JSON.parse(r.body!), e.name).not.toThrow()
     }
   })
 
   it('answer with the documented statuses, in order', async () => {
-    const vars = () => ({ BASE: t.base, TOKEN: t.token, KEY_ID: t.keyId, KEY: t.secret })
+    const vars = () => ({ BASE: t.base, TOKEN: t.token, API_KEY_ID: t.keyId, API_KEY: t.secret })
     const replies: Record<string, Awaited<ReturnType<typeof call>>> = {}
     for (const e of list) {
       const r = curl(words(e.command, vars()))
@@ -113,7 +114,7 @@ describe('the README examples', () => {
   it('show the witness and the reason of the 422 as the API gives them', async () => {
     const e = list.find((x) => x.expect === 422 && x.response?.includes('"witness"'))
     expect(e, 'an example of an incompatible schema').toBeDefined()
-    const r = curl(words(e!.command, { BASE: t.base, TOKEN: t.token, KEY_ID: t.keyId, KEY: t.secret }))
+    const r = curl(words(e!.command, { BASE: t.base, TOKEN: t.token, API_KEY_ID: t.keyId, API_KEY: t.secret }))
     const reply = await call(r.url, r.method, { headers: r.headers, body: r.body })
     expect(reply.status).toBe(422)
     const documented = JSON.parse(`{${/"witness": [^\n]*\n\s*"reason": "(?:[^"\\]|\\.)*"/.exec(e!.response!)![0]}}`)

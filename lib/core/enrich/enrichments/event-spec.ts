@@ -18,7 +18,9 @@
  *
  * The specifications come from an `EventSpecSource` (the shell reads the
  * tracking-design history table) and are read again in the background every
- * `refreshPeriodSeconds` (default 60); a failed refresh keeps the current set.
+ * `refreshPeriodSeconds` (default 60), and at once when the shell says they
+ * changed (`EventSpecContext.follow`: a publish); a failed refresh keeps the
+ * current set.
  */
 import type { ValidateFunction } from 'ajv'
 import { compileValidator, instanceErrors } from '../../iglu/draft04'
@@ -243,8 +245,8 @@ export function matchEvent(index: SpecIndex, ev: EnrichedEvent, info: { schemaKe
   return tags.length > 0 ? { contexts: tags } : {}
 }
 
-/** The step over a source, refreshed every `refreshMs`. */
-export async function createEventSpecEnrichment(ctx: EventSpecContext, refreshMs: number, info: { schemaKey: string; identifier: string }): Promise<Enrichment & { current(): SpecIndex }> {
+/** The step over a source, refreshed every `refreshMs` and when the shell calls the `reload` it was given. */
+export async function createEventSpecEnrichment(ctx: EventSpecContext, refreshMs: number, info: { schemaKey: string; identifier: string }): Promise<Enrichment & { current(): SpecIndex; reload(): Promise<void> }> {
   let index: SpecIndex
   try {
     index = indexSpecs(await ctx.source.load())
@@ -254,31 +256,44 @@ export async function createEventSpecEnrichment(ctx: EventSpecContext, refreshMs
   for (const s of index.skipped) ctx.warn?.(s)
   let loadedAt = ctx.now()
   let loading = false
-  const refresh = () => {
+  // Each read is numbered: only the latest one started replaces the set (a reload asked for
+  // after a publish must not be overtaken by a read that began before it).
+  let reads = 0
+  const load = (): Promise<void> => {
+    const n = ++reads
     loading = true
-    ctx.source.load().then(
+    const settled = () => {
+      if (n !== reads) return
+      loadedAt = ctx.now()
+      loading = false
+    }
+    return ctx.source.load().then(
       (records) => {
-        index = indexSpecs(records)
-        for (const s of index.skipped) ctx.warn?.(s)
-        loadedAt = ctx.now()
-        loading = false
+        if (n === reads) {
+          index = indexSpecs(records)
+          for (const s of index.skipped) ctx.warn?.(s)
+        }
+        settled()
       },
       (err: Error) => {
         ctx.warn?.(`event specifications not refreshed, keeping the current ones: ${err.message}`)
-        loadedAt = ctx.now()
-        loading = false
+        settled()
       },
     )
   }
-  return {
+  const step = {
     id: IDENTIFIER,
     order: ORDER.eventSpec,
     current: () => index,
-    run(ev) {
-      if (!loading && ctx.now() - loadedAt >= refreshMs) refresh()
+    reload: load,
+    run(ev: EnrichedEvent) {
+      if (!loading && ctx.now() - loadedAt >= refreshMs) void load()
       return matchEvent(index, ev, info)
     },
   }
+  // the step itself follows (a shell may hold it weakly: it lives as long as enrich uses it)
+  ctx.follow?.(step)
+  return step
 }
 
 export const eventSpec: EnrichmentModule = {

@@ -103,4 +103,6 @@ export interface EventSpecContext {
   now(): number
   /** Told when a refresh fails (the current set is kept). */
   warn?(message: string): void
+  /** Given the enrichment, whose `reload` reads the specifications again now, for a shell that knows when they changed (it may hold it weakly). */
+  follow?(follower: { reload(): Promise<void> }): void
 }

@@ -147,6 +147,29 @@ describe('refreshing', () => {
     expect((await step.run(click('https://a.example'), {} as any)).contexts).toHaveLength(1)
   })
 
+  it('gives the shell a reload that replaces the set at once, and a read begun before it never overwrites it', async () => {
+    const followed: { reload(): Promise<void> }[] = []
+    const reads: ((r: SpecRecord[]) => void)[] = []
+    let first = true
+    const source: EventSpecSource = {
+      load: () => (first ? ((first = false), Promise.resolve([])) : new Promise((resolve) => reads.push(resolve))),
+    }
+    let now = 0
+    const step = await createEventSpecEnrichment({ source, now: () => now, follow: (f) => followed.push(f) }, 60_000, INFO)
+    expect(followed).toEqual([step])
+    now = 60_000
+    // a periodic read starts (before the publish), then the shell's reload (after it)
+    step.run(click('https://a.example'), {} as any)
+    const reloaded = step.reload()
+    expect(reads).toHaveLength(2)
+    reads[1]!([spec()])
+    await reloaded
+    expect((await step.run(click('https://a.example'), {} as any)).contexts).toHaveLength(1)
+    reads[0]!([]) // the older read answers last: ignored
+    await new Promise((r) => setImmediate(r))
+    expect((await step.run(click('https://a.example'), {} as any)).contexts).toHaveLength(1)
+  })
+
   it('stops at start when the specifications cannot be read', async () => {
     await expect(createEventSpecEnrichment({ source: { load: async () => { throw new Error('no table') } }, now: () => 0 }, 1000, INFO)).rejects.toThrow('cannot read the event specifications: no table')
   })
