@@ -217,6 +217,13 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
 
     const direct = makeClients(emulators.endpoints)
     const directSqs = new SQSClient({ region: REGION, endpoint: sqs.endpoint, credentials: EMULATOR_CREDENTIALS, useQueueUrlAsEndpoint: false })
+    // The SQS server names a queue's URL after the Host it was created through: the proxy's, so that the functions' calls go through it.
+    const proxyHost = new URL(proxies.sqs.url).host
+    directSqs.middlewareStack.add((next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> }
+      if (request.headers) request.headers.host = proxyHost
+      return next(args)
+    }, { step: 'build', name: 'rehearsalQueueHost' })
     const signed = (fn: FunctionInventory) => ({ region: REGION, credentials: ids.credentials.get(fn.logicalId)!, maxAttempts: 3 })
     const pollers = new Map<string, KinesisClient>()
     const kinesisFor = (fn: FunctionInventory) => {

@@ -111,7 +111,14 @@ describe('floe rehearse runs the synthesized assembly', { timeout: 600_000 }, ()
     expect(report.calls).toContainEqual(expect.objectContaining({ function: expect.stringMatching(/^EnrichFunction/), action: 'kinesis:GetRecords', allowed: true }))
     // what did not run says so
     expect(report.notInvoked).toEqual(report.functions.filter((f) => f.invocations === 0).map((f) => f.logicalId))
-    expect(report.skipped.map((s) => s.what)).toContain('the search store')
+    expect(report.skipped.map((s) => s.what)).toContain('the client scenarios')
+    // the search store stood in by the Data API: the loader's statements authorized against its role, with the secret
+    expect(ran('SearchLoaderFunction')).toBeGreaterThan(0)
+    for (const action of ['rds-data:ExecuteStatement', 'secretsmanager:GetSecretValue']) {
+      expect(report.calls).toContainEqual(expect.objectContaining({ function: expect.stringMatching(/^SearchLoaderFunction/), action, allowed: true }))
+    }
+    // the recovery worker's queue polled with its role
+    expect(report.calls).toContainEqual(expect.objectContaining({ function: expect.stringMatching(/^RecoverWorkerFunction/), action: 'sqs:ReceiveMessage', resource: expect.stringMatching(/:FloeApp-RecoverRunsQueue.*\.fifo$/), allowed: true }))
   })
 
   it('the statement granting the collector its Kinesis write removed from its role\'s policy: the denial is reported for the collector; exit 1', async () => {
