@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { synthesize } from '../../../lib/cli/rehearse'
 import { projectRoot } from '../../../lib/local/handlers'
 
@@ -165,6 +165,13 @@ describe('floe rehearse runs the synthesized assembly', { timeout: 600_000 }, ()
     let stdout = ''
     child.stdout.on('data', (d) => (stdout += d))
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    // whatever fails below, the rehearsal is stopped as a user stops it (its emulators with it)
+    onTestFinished(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGINT')
+        await exited
+      }
+    })
     // once a table is created, DynamoDB Local runs from the rehearsal's directory
     await new Promise<void>((resolve) => {
       let err = ''
