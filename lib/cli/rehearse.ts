@@ -1,10 +1,12 @@
 /**
- * `floe rehearse [--assembly <dir>] [--json]`: checks a synthesized cloud
- * assembly before a deploy. This version runs the template checks (the
- * CloudFormation resource specification and the deploy-time limits) and
- * the static IAM checks (every action its policies name exists; every
- * role's policies resolve and can be evaluated). Running the functions
- * with IAM enforced is not part of it yet.
+ * `floe rehearse [--assembly <dir>] [--static] [--json]`: rehearses a
+ * synthesized cloud assembly before a deploy. First the static checks (the
+ * CloudFormation resource specification, references, deploy-time limits,
+ * IAM actions and policies, wiring); then, unless `--static` or the
+ * assembly holds no bundles, the run (lib/local/rehearse/rehearsal.ts): the
+ * data resources created on private emulators, the functions run from their
+ * bundles with their roles' policies enforced, a tracker's requests sent
+ * through the HTTP API. Both go into one report.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -12,7 +14,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { policyActions, servicesNamed } from '../core/rehearse/iam-actions'
-import { formatReport, type RehearsalReport } from '../core/rehearse/report'
+import { functionInventory } from '../core/rehearse/inventory'
+import { formatReport, rehearsalReport, type RehearsalReport, type StaticReport } from '../core/rehearse/report'
+import type { RunSection } from '../core/rehearse/run-report'
+import { runRehearsal, type RehearsalRunOptions } from '../local/rehearse/rehearsal'
 import { assemblyResolver } from '../core/rehearse/resolve'
 import { checkRoles } from '../core/rehearse/roles'
 import { checkAssembly } from '../core/rehearse/templates'
@@ -30,10 +35,16 @@ const RAN = [
   'every role\'s policies resolved and readable by the IAM evaluator',
   'each event source mapping\'s role may read its source and write its on-failure destination; API Gateway may invoke each route\'s function and the authorizer (IAM evaluated on the templates\' policies)',
 ]
-const NOT_RUN = ['creating the resources on the local emulators', 'running the functions from their bundles with IAM enforced', 'real clients through the rehearsal']
+const RUN = [
+  'the data resources created on private emulators from the templates',
+  'every function run from its bundle with its role\'s policies enforced on each AWS call',
+  'a tracker\'s GET and POST through the HTTP API, read back from the streams and the archive; the registry, a page behind the authorizer, and /health',
+  'the teardown (floe teardown\'s plan and steps) against the rehearsal\'s resources, read back',
+]
+const NOT_RUN = ['the client scenarios beyond the tracker\'s']
 
-/** The checks of one cloud assembly directory. */
-export async function rehearseAssembly(dir: string, now: () => number = () => performance.now()): Promise<RehearsalReport> {
+/** The static checks of one cloud assembly directory. */
+export async function checkAssemblyDir(dir: string, now: () => number = () => performance.now()): Promise<StaticReport> {
   const start = now()
   const assembly = readAssembly(dir)
   const [spec, actions] = await Promise.all([loadSpec(), loadActions(servicesNamed(assembly.stacks))])
@@ -44,16 +55,46 @@ export async function rehearseAssembly(dir: string, now: () => number = () => pe
     ...checkWiring(assembly.stacks, resolver),
   ]
   return {
-    ok: violations.length === 0,
     assembly: dir,
     ran: RAN,
-    notRun: NOT_RUN,
+    notRun: ['running the assembly'],
     stacks: assembly.stacks.length,
     resources: assembly.stacks.reduce((n, s) => n + Object.keys(s.template.Resources ?? {}).length, 0),
     policyActions: policyActions(assembly.stacks).length,
     violations,
     ms: Math.round(now() - start),
   }
+}
+
+/** The static checks alone, as a report. */
+export async function rehearseAssembly(dir: string, now: () => number = () => performance.now()): Promise<RehearsalReport> {
+  return rehearsalReport(await checkAssemblyDir(dir, now))
+}
+
+export interface RehearseOptions extends Omit<RehearsalRunOptions, 'dir' | 'stacks'> {
+  /** Run the assembly after the static checks (default true). */
+  readonly run?: boolean
+  readonly now?: () => number
+}
+
+/** Why an assembly cannot be run, or undefined: it holds the bundles of its functions. */
+export function unrunnable(dir: string): string | undefined {
+  const assembly = readAssembly(dir)
+  const functions = functionInventory(assembly.stacks, assemblyResolver(assembly.stacks))
+  if (functions.length === 0) return 'the assembly declares no function'
+  if (!functions.some((f) => f.assetPath !== undefined && assembly.assetBytes[f.assetPath] !== undefined)) return 'the assembly holds none of its functions\' bundles (synthesized without bundling)'
+  return undefined
+}
+
+/** The static checks, then the run (unless told not to, or the assembly cannot run): one report. */
+export async function rehearse(dir: string, o: RehearseOptions = {}): Promise<RehearsalReport> {
+  const now = o.now ?? (() => performance.now())
+  const start = now()
+  const checked = await checkAssemblyDir(dir, now)
+  const why = o.run === false ? 'not asked for (--static)' : unrunnable(dir)
+  if (why !== undefined) return rehearsalReport({ ...checked, notRun: [`running the assembly: ${why}`] })
+  const run: RunSection = await runRehearsal({ ...o, dir, stacks: readAssembly(dir).stacks })
+  return rehearsalReport({ ...checked, ran: [...checked.ran, ...RUN], notRun: NOT_RUN.filter((n) => !(o.scenarios && n.startsWith('the client'))), ms: Math.round(now() - start) }, run)
 }
 
 /** The project's root (where cdk.json is). */
@@ -73,8 +114,8 @@ export async function synthesize(out: string, log: (s: string) => void): Promise
 
 export const rehearseCommand: Command = {
   name: 'rehearse',
-  usage: 'rehearse [--assembly <dir>] [--json]',
-  summary: 'Check the synthesized cloud assembly before a deploy: templates against the CloudFormation spec and deploy-time limits, IAM actions and policies.',
+  usage: 'rehearse [--assembly <dir>] [--static] [--wait <seconds>] [--json]',
+  summary: 'Rehearse the synthesized cloud assembly before a deploy: templates against the CloudFormation spec and deploy-time limits, then its functions run on local emulators with IAM enforced.',
   details: [
     'Without --assembly, synthesizes the app first (npx cdk synth, into a temporary directory).',
     'Runs: every resource against the CloudFormation resource specification (@aws-cdk/aws-service-spec);',
@@ -84,16 +125,33 @@ export const rehearseCommand: Command = {
     'every role\'s policies resolved and readable by the IAM evaluator; each event source mapping\'s role',
     'allowed to read its source and write its on-failure destination, and API Gateway allowed to invoke',
     'each route\'s function and the authorizer (the IAM evaluator on the templates\' own policies).',
-    'Does not yet run the functions or create the resources locally.',
-    '--json prints one object {ok, assembly, ran, notRun, stacks, resources, policyActions, violations: [{stack, resource, problem}], ms}.',
-    'Exit status: 0 no violation, 1 violations, 2 usage error.',
+    'Then runs the assembly: its tables, streams, buckets and queues created on private emulators (DynamoDB Local,',
+    'kinesalite, s3rver, an SQS server) in a temporary directory; each function run from its bundle with a key pair',
+    'of its own, every AWS call it makes authorized against its role\'s policies by a proxy in front of the emulators;',
+    'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; the registry\'s',
+    'schema list; /home without credentials (the authorizer); GET /health;',
+    'then floe teardown\'s plan and steps against the rehearsal\'s resources, each read back as gone.',
+    '--static: the checks only, without running the assembly (an assembly without bundles is not run either).',
+    '--wait: how long each wait for the event source mappings to drain may take, in seconds (default 90).',
+    '--json prints one object {ok, assembly, ran, notRun, stacks, resources, policyActions, violations: [{stack, resource, problem}],',
+    'functions: [{logicalId, invocations, errors}], calls: [{function, action, resource, allowed, count}], denied, notInvoked,',
+    'scenarios: [{name, ok, problem}], skipped: [{what, reason}], created, notCreated, teardown, ms}.',
+    'Exit status: 0 no violation, nothing denied, no function error and every scenario passed; 1 otherwise; 2 usage error; 130 interrupted.',
   ].join('\n'),
   async run(args: string[]): Promise<number> {
     let assembly: string | undefined
     let json = false
+    let run = true
+    let waitMs: number | undefined
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!
       if (a === '--json') json = true
+      else if (a === '--static') run = false
+      else if (a === '--wait') {
+        const seconds = Number(args[++i])
+        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw usageError(this.usage, '--wait needs a number of seconds (1–3600)')
+        waitMs = seconds * 1000
+      }
       else if (a === '--assembly') {
         assembly = args[++i]
         if (!assembly) throw usageError(this.usage, '--assembly needs a directory')
@@ -104,16 +162,23 @@ export const rehearseCommand: Command = {
       throw new UsageError(`${assembly} is not a cloud assembly directory (no manifest.json)`)
     }
     let temporary: string | undefined
+    const interrupt = new AbortController()
+    const onSignal = () => interrupt.abort()
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
     try {
       if (dir === undefined) {
         temporary = mkdtempSync(join(tmpdir(), 'floe-rehearse-'))
         await synthesize(temporary, (s) => process.stderr.write(s))
         dir = temporary
       }
-      const report = await rehearseAssembly(dir)
+      const report = await rehearse(dir, { run, signal: interrupt.signal, ...(waitMs !== undefined ? { waitMs } : {}), log: process.env.FLOE_REHEARSE_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined })
       process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report))
+      if (interrupt.signal.aborted) return 130
       return report.ok ? 0 : 1
     } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
       if (temporary) rmSync(temporary, { recursive: true, force: true })
     }
   },

@@ -17,6 +17,8 @@ export interface EmulatorOptions {
   readonly host?: string
   /** Maximum JVM heap of DynamoDB Local, e.g. `256m`. */
   readonly dynamoHeap?: string
+  /** Start the search store's PostgreSQL too (default true); a rehearsal reaches its search store through the Data API instead. */
+  readonly postgres?: boolean
   readonly log?: (line: string) => void
 }
 
@@ -392,9 +394,9 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     startDynamoDbLocal(opts, host, log),
     startKinesalite(opts, host, log),
     startS3rver(opts, host, log),
-    startPostgres(opts, host),
+    opts.postgres === false ? Promise.resolve(undefined) : startPostgres(opts, host),
   ])
-  const started = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  const started = all.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []))
   const failed = all.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (failed) {
     await Promise.all(started.map((s) => s.stop()))
@@ -404,13 +406,13 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     Awaited<ReturnType<typeof startDynamoDbLocal>>,
     Awaited<ReturnType<typeof startKinesalite>>,
     Awaited<ReturnType<typeof startS3rver>>,
-    Awaited<ReturnType<typeof startPostgres>>,
+    Awaited<ReturnType<typeof startPostgres>> | undefined,
   ]
   return {
-    endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint, postgres: p.endpoint },
+    endpoints: { dynamodb: d.endpoint, kinesis: k.endpoint, s3: s.endpoint, ...(p ? { postgres: p.endpoint } : {}) },
     dynamodbPid: () => d.pid,
     async stop() {
-      await Promise.all([d.stop(), k.stop(), s.stop(), p.stop()])
+      await Promise.all([d.stop(), k.stop(), s.stop(), p?.stop()])
     },
   }
 }

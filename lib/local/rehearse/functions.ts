@@ -61,7 +61,7 @@ export type Invocation =
 export interface FunctionCount {
   readonly logicalId: string
   readonly invocations: number
-  /** Function errors (thrown, timed out, crashed, failed to start), and HTTP answers with a 5xx status. */
+  /** Function errors (thrown, timed out, crashed, failed to start), HTTP answers with a 5xx status, and batch answers with item failures. */
   readonly errors: number
 }
 
@@ -135,10 +135,15 @@ interface Sandbox {
   readonly tail: string[]
 }
 
-/** Whether an invocation's result is an HTTP answer with a 5xx status (payload 2.0 or 1.0). */
-function serverError(result: unknown): boolean {
-  const status = result !== null && typeof result === 'object' ? (result as { statusCode?: unknown }).statusCode : undefined
-  return typeof status === 'number' && status >= 500
+/**
+ * Whether an invocation's result says it failed although it returned: an
+ * HTTP answer with a 5xx status (payload 2.0 or 1.0), or a stream or queue
+ * batch answer naming records it could not process (`batchItemFailures`).
+ */
+export function failedResult(result: unknown): boolean {
+  if (result === null || typeof result !== 'object') return false
+  const { statusCode, batchItemFailures } = result as { statusCode?: unknown; batchItemFailures?: unknown }
+  return (typeof statusCode === 'number' && statusCode >= 500) || (Array.isArray(batchItemFailures) && batchItemFailures.length > 0)
 }
 
 export class FunctionHost {
@@ -247,7 +252,7 @@ export class FunctionHost {
     const requestId = randomUUID()
     const answer = await this.run(fn, event, requestId).catch((err: Error): { error: FunctionError } => ({ error: { errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: ${err.message}` } }))
     const ms = Math.round(performance.now() - start)
-    if ('error' in answer || serverError(answer.result)) count.errors++
+    if ('error' in answer || failedResult(answer.result)) count.errors++
     return 'error' in answer ? { ok: false, error: answer.error, ms } : { ok: true, result: answer.result, ms }
   }
 

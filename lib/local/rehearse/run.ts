@@ -13,6 +13,7 @@ import { apiRoutes } from '../../core/rehearse/http-api'
 import { functionInventory, type FunctionInventory } from '../../core/rehearse/inventory'
 import { resourcePlan, type QueuePlan, type ResourcePlan } from '../../core/rehearse/resource-plan'
 import { assemblyResolver, type ResolverOptions } from '../../core/rehearse/resolve'
+import { schedules as scheduleList, type Schedule } from '../../core/rehearse/schedules'
 import type { AssemblyStack } from '../../core/rehearse/template'
 import { FunctionHost, type FunctionCount, type FunctionCredentials } from './functions'
 import { startHttp2Bridge } from './h2-bridge'
@@ -42,6 +43,10 @@ export interface RunOptions {
   readonly createQueue?: (q: QueuePlan) => Promise<void>
   /** Runs an SQS mapping (see startMappings); without it SQS mappings are skipped. */
   readonly startQueueTrigger?: MappingRunOptions['startQueueTrigger']
+  /** The Kinesis client each function's mappings poll with (its role's identity); `clients.kinesis` otherwise. */
+  readonly kinesisFor?: MappingRunOptions['kinesisFor']
+  /** The clock the schedules' events carry. */
+  readonly now?: () => Date
   /** Start the event source mappings (default true). */
   readonly mappings?: boolean
   readonly pollIntervalMs?: number
@@ -56,6 +61,10 @@ export interface RunningAssembly {
   /** The HTTP API's URL. */
   readonly url: string
   readonly mappings?: RunningMappings
+  /** The schedules that invoke functions (EventBridge rules, Scheduler schedules). */
+  readonly schedules: readonly Schedule[]
+  /** Invokes each enabled schedule's function once with its event; the disabled ones are skipped, and said so. */
+  runSchedules(): Promise<{ readonly ran: readonly { readonly logicalId: string; readonly function: string; readonly ok: boolean; readonly error?: string }[]; readonly skipped: readonly { readonly logicalId: string; readonly function: string; readonly reason: string }[] }>
   /** The search store stood in (see `RunOptions.searchStore`). */
   readonly searchStore?: SearchStoreStandIn
   /** `{logicalId, invocations, errors}` of every function. */
@@ -80,11 +89,22 @@ export async function runAssembly(o: RunOptions): Promise<RunningAssembly> {
     stops.unshift(() => host.stop())
     const api = await startRehearsalApi({ routes: apiRoutes(o.stacks, resolver, functions), host, log })
     stops.unshift(() => api.close())
-    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, searchStore: endpoints['rds-data'] !== undefined, ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
+    const mappings = o.mappings === false ? undefined : await startMappings({ functions, host, kinesis: o.clients.kinesis, s3: o.clients.s3, searchStore: endpoints['rds-data'] !== undefined, ...(o.kinesisFor ? { kinesisFor: o.kinesisFor } : {}), ...(o.startQueueTrigger ? { startQueueTrigger: o.startQueueTrigger } : {}), ...(o.pollIntervalMs !== undefined ? { pollIntervalMs: o.pollIntervalMs } : {}), log })
     if (mappings) stops.unshift(() => mappings.stop())
+    const timed = scheduleList(o.stacks, resolver, functions, (o.now ?? (() => new Date()))())
     return {
       plan, created, functions, host, url: api.url,
       ...(mappings ? { mappings } : {}),
+      schedules: timed,
+      runSchedules: async () => {
+        const ran: { logicalId: string; function: string; ok: boolean; error?: string }[] = []
+        const skipped = timed.filter((t) => !t.enabled).map((t) => ({ logicalId: t.logicalId, function: t.function, reason: 'disabled in the template' }))
+        for (const t of timed.filter((x) => x.enabled)) {
+          const r = await host.invoke(t.function, t.event)
+          ran.push({ logicalId: t.logicalId, function: t.function, ok: r.ok, ...(r.ok ? {} : { error: `${r.error.errorType}: ${r.error.errorMessage}` }) })
+        }
+        return { ran, skipped }
+      },
       ...(searchStore ? { searchStore } : {}),
       report: () => host.report(),
       stop: async () => { for (const s of stops) await s() },

@@ -49,6 +49,12 @@ export interface MappingRunOptions {
   readonly functions: readonly FunctionInventory[]
   readonly host: Pick<FunctionHost, 'invoke'>
   readonly kinesis: KinesisClient
+  /**
+   * The Kinesis client a function's mappings poll with, when Lambda's reads
+   * of the stream are to be authorized as the function's role (a client
+   * signed with its key, through the IAM proxy); `kinesis` otherwise.
+   */
+  readonly kinesisFor?: (fn: FunctionInventory) => KinesisClient
   readonly s3: S3Client
   readonly checkpoints?: CheckpointStore
   readonly pollIntervalMs?: number
@@ -113,7 +119,7 @@ export async function startMappings(o: MappingRunOptions): Promise<RunningMappin
       }
       const trigger = new StreamTrigger({
         id: t.logicalId,
-        kinesis: o.kinesis,
+        kinesis: o.kinesisFor?.(fn) ?? o.kinesis,
         streamName: stream,
         functionName: fn.name,
         settings: mappingSettings(t),

@@ -62,7 +62,7 @@ describe('floe rehearse --assembly', () => {
     const fn = (Handler: string) => ({ Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] }, Code: { S3Bucket: 'b', S3Key: 'abc.zip' }, Handler, Runtime: 'nodejs22.x' }, Metadata: { 'aws:asset:path': 'asset.abc' } })
     const role = { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }] } } }
     writeFileSync(join(dir, 'Small.template.json'), JSON.stringify({ Resources: { Role: role, Good: fn('main.handler'), Bad: fn('index.handler') } }))
-    const r = await floe(['rehearse', '--assembly', dir, '--json'])
+    const r = await floe(['rehearse', '--assembly', dir, '--static', '--json'])
     expect(r.code, r.stderr).toBe(1)
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, stacks: 1, resources: 3, violations: [{ stack: 'Small', resource: 'Bad', problem: 'Handler index.handler: the bundle asset.abc has no index.js, index.mjs, index.cjs' }] })
   })
@@ -75,16 +75,18 @@ describe('floe rehearse --assembly', () => {
       expect(await run(['rehearse', '--fast'])).toBe(2)
       expect(await run(['rehearse', '--assembly', root])).toBe(2)
       expect(await run(['rehearse', '--assembly'])).toBe(2)
+      expect(await run(['rehearse', '--wait', 'soon'])).toBe(2)
     } finally {
       process.stderr.write = write
     }
     expect(err.join('')).toContain('unknown argument --fast')
     expect(err.join('')).toContain('is not a cloud assembly directory (no manifest.json)')
     expect(err.join('')).toContain('--assembly needs a directory')
+    expect(err.join('')).toContain('--wait needs a number of seconds (1–3600)')
   })
 
   it('the text report says what ran, what did not, and each violation', () => {
     const text = formatReport({ ok: false, assembly: 'cdk.out', ran: ['a'], notRun: ['b'], stacks: 1, resources: 2, policyActions: 3, violations: [{ stack: 'S', resource: 'R', problem: 'P' }], ms: 1500 })
-    expect(text).toBe('Rehearsal of cdk.out: 1 stacks, 2 resources, 3 policy actions checked in 1.5 s.\nRan: a.\nNot run yet: b.\n1 violation:\n  S/R: P\n')
+    expect(text).toBe('Rehearsal of cdk.out: 1 stacks, 2 resources, 3 policy actions checked in 1.5 s.\nRan: a.\nNot run: b.\n1 violation:\n  S/R: P\nRehearsal FAILED.\n')
   })
 })

@@ -35,3 +35,14 @@ describe('a hosted function\'s environment', () => {
     expect(env.FLOE_LOCAL_ENDPOINTS).toBeUndefined()
   })
 })
+
+describe('what the function host counts as an error besides a thrown one', () => {
+  it('a 5xx HTTP answer and a batch answer naming records it could not process; not a 4xx, nor an empty batchItemFailures', async () => {
+    const { failedResult } = await import('../../../lib/local/rehearse/functions')
+    expect(failedResult({ statusCode: 503 })).toBe(true)
+    expect(failedResult({ batchItemFailures: [{ itemIdentifier: '1' }] })).toBe(true)
+    expect(failedResult({ statusCode: 404 })).toBe(false)
+    expect(failedResult({ batchItemFailures: [] })).toBe(false)
+    expect(failedResult(null)).toBe(false)
+  })
+})
