@@ -18,6 +18,7 @@ import { functionInventory } from '../core/rehearse/inventory'
 import { formatReport, rehearsalReport, type RehearsalReport, type StaticReport } from '../core/rehearse/report'
 import type { RunSection } from '../core/rehearse/run-report'
 import { runRehearsal, type RehearsalRunOptions } from '../local/rehearse/rehearsal'
+import { clientScenarios } from '../local/rehearse/client-scenarios'
 import { assemblyResolver } from '../core/rehearse/resolve'
 import { checkRoles } from '../core/rehearse/roles'
 import { checkAssembly } from '../core/rehearse/templates'
@@ -39,9 +40,10 @@ const RUN = [
   'the data resources created on private emulators from the templates',
   'every function run from its bundle with its role\'s policies enforced on each AWS call',
   'a tracker\'s GET and POST through the HTTP API, read back from the streams and the archive; the registry, a page behind the authorizer, and /health',
+  'the client scenarios (unless --quick): Snowplow\'s node tracker and a browser tracker\'s body through collector, enrich, archive and loaders to /micro; the tracking-design API; the registry with keys; the control plane through the authorizer (sign-in, a cross-site refusal, an enrichment upload, a restart); a recovery run through its queue and worker; /metrics; floe … --stack commands against the resolved stack outputs; every function invoked',
   'the teardown (floe teardown\'s plan and steps) against the rehearsal\'s resources, read back',
 ]
-const NOT_RUN = ['the client scenarios beyond the tracker\'s']
+const NOT_RUN = ['the client scenarios (--quick)']
 
 /** The static checks of one cloud assembly directory. */
 export async function checkAssemblyDir(dir: string, now: () => number = () => performance.now()): Promise<StaticReport> {
@@ -94,7 +96,7 @@ export async function rehearse(dir: string, o: RehearseOptions = {}): Promise<Re
   const why = o.run === false ? 'not asked for (--static)' : unrunnable(dir)
   if (why !== undefined) return rehearsalReport({ ...checked, notRun: [`running the assembly: ${why}`] })
   const run: RunSection = await runRehearsal({ ...o, dir, stacks: readAssembly(dir).stacks })
-  return rehearsalReport({ ...checked, ran: [...checked.ran, ...RUN], notRun: NOT_RUN.filter((n) => !(o.scenarios && n.startsWith('the client'))), ms: Math.round(now() - start) }, run)
+  return rehearsalReport({ ...checked, ran: [...checked.ran, ...RUN.filter((r) => o.scenarios || !r.startsWith('the client'))], notRun: o.scenarios ? [] : NOT_RUN, ms: Math.round(now() - start) }, run)
 }
 
 /** The project's root (where cdk.json is). */
@@ -114,7 +116,7 @@ export async function synthesize(out: string, log: (s: string) => void): Promise
 
 export const rehearseCommand: Command = {
   name: 'rehearse',
-  usage: 'rehearse [--assembly <dir>] [--static] [--wait <seconds>] [--json]',
+  usage: 'rehearse [--assembly <dir>] [--static | --quick] [--wait <seconds>] [--json]',
   summary: 'Rehearse the synthesized cloud assembly before a deploy: templates against the CloudFormation spec and deploy-time limits, then its functions run on local emulators with IAM enforced.',
   details: [
     'Without --assembly, synthesizes the app first (npx cdk synth, into a temporary directory).',
@@ -130,23 +132,30 @@ export const rehearseCommand: Command = {
     'of its own, every AWS call it makes authorized against its role\'s policies by a proxy in front of the emulators;',
     'a tracker\'s GET /i and POST tp2 through the HTTP API, followed to the streams and the archive; the registry\'s',
     'schema list; /home without credentials (the authorizer); GET /health;',
+    'then the client scenarios: Snowplow\'s node tracker (GET, POST) and a browser tracker\'s body through collector, enrich,',
+    'archive and loaders to /micro; the tracking-design API; the registry with keys; the control plane through the authorizer;',
+    'a recovery run through its queue and worker; /metrics; floe … --stack commands against the stacks\' resolved outputs;',
+    'every function must have been invoked;',
     'then floe teardown\'s plan and steps against the rehearsal\'s resources, each read back as gone.',
+    '--quick: only the built-in tracker scenario (no client scenarios: about two minutes less, and less proven).',
     '--static: the checks only, without running the assembly (an assembly without bundles is not run either).',
     '--wait: how long each wait for the event source mappings to drain may take, in seconds (default 90).',
     '--json prints one object {ok, assembly, ran, notRun, stacks, resources, policyActions, violations: [{stack, resource, problem}],',
     'functions: [{logicalId, invocations, errors}], calls: [{function, action, resource, allowed, count}], denied, notInvoked,',
-    'scenarios: [{name, ok, problem}], skipped: [{what, reason}], created, notCreated, teardown, ms}.',
+    'scenarios: [{name, ok, problem, skipped, detail}], skipped: [{what, reason}], created, notCreated, teardown, ms}.',
     'Exit status: 0 no violation, nothing denied, no function error and every scenario passed; 1 otherwise; 2 usage error; 130 interrupted.',
   ].join('\n'),
   async run(args: string[]): Promise<number> {
     let assembly: string | undefined
     let json = false
     let run = true
+    let quick = false
     let waitMs: number | undefined
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!
       if (a === '--json') json = true
       else if (a === '--static') run = false
+      else if (a === '--quick') quick = true
       else if (a === '--wait') {
         const seconds = Number(args[++i])
         if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw usageError(this.usage, '--wait needs a number of seconds (1–3600)')
@@ -172,7 +181,7 @@ export const rehearseCommand: Command = {
         await synthesize(temporary, (s) => process.stderr.write(s))
         dir = temporary
       }
-      const report = await rehearse(dir, { run, signal: interrupt.signal, ...(waitMs !== undefined ? { waitMs } : {}), log: process.env.FLOE_REHEARSE_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined })
+      const report = await rehearse(dir, { run, signal: interrupt.signal, ...(quick ? {} : { scenarios: clientScenarios }), ...(waitMs !== undefined ? { waitMs } : {}), log: process.env.FLOE_REHEARSE_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined })
       process.stdout.write(json ? `${JSON.stringify(report)}\n` : formatReport(report))
       if (interrupt.signal.aborted) return 130
       return report.ok ? 0 : 1

@@ -37,6 +37,10 @@ export interface ScenarioOutcome {
   readonly ok: boolean
   /** Why it failed (or what it could not check). */
   readonly problem?: string
+  /** Not run, and why (it passes): a part it needs is not stood in. */
+  readonly skipped?: string
+  /** What it checked. */
+  readonly detail?: string
   readonly ms?: number
 }
 
@@ -112,9 +116,11 @@ export function formatRun(r: RunSection): string[] {
   }
   if (r.teardown) lines.push(`Teardown rehearsed: ${r.teardown.steps.length} steps, ${r.teardown.deleted} resources deleted and read back as gone${r.teardown.left.length ? `, ${r.teardown.left.length} left` : ''}.`)
   if (r.notInvoked.length > 0) lines.push(`Warning: not invoked by the rehearsal (not proven): ${r.notInvoked.join(', ')}.`)
-  if (r.skipped.length > 0) {
+  const skippedScenarios = r.scenarios.filter((s) => s.skipped !== undefined)
+  if (r.skipped.length + skippedScenarios.length > 0) {
     lines.push('Not run:')
     for (const s of r.skipped) lines.push(`  ${s.what}: ${s.reason}`)
+    for (const s of skippedScenarios) lines.push(`  scenario ${s.name}: ${s.skipped}`)
   }
   return lines
 }

@@ -61,6 +61,7 @@ import { authorizeByPolicies, functionIdentities } from './identities'
 import { runAssembly, type RunningAssembly } from './run'
 import { startSearchStoreStandIn } from './search-store'
 import type { ScenarioTarget } from './scenario-target'
+import { stackOutputs } from '../../core/rehearse/outputs'
 import { rehearseTeardown, type TeardownRehearsal } from './teardown'
 
 export type { ScenarioTarget } from './scenario-target'
@@ -278,18 +279,15 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     aborted()
 
     let stuck = false
-    const outputs: Record<string, Record<string, string>> = {}
-    const resolver = assemblyResolver(o.stacks, resolverOptions)
-    for (const s of o.stacks) for (const [k, v] of Object.entries(s.template.Outputs ?? {})) {
-      const r = resolver.resolve(s.name, v.Value)
-      if (r.ok && typeof r.value === 'string') (outputs[s.name] ??= {})[k] = r.value
-    }
+    const outputs = stackOutputs(o.stacks, { apiUrl: running.url, resolver: resolverOptions })
+    for (const p of outputs.problems) skipped.push({ what: `output ${p.output} of ${p.stack}`, reason: p.problem })
     const target: ScenarioTarget = {
       url: running.url,
       assemblyDir: o.dir,
       stacks: o.stacks,
-      outputs,
+      outputs: outputs.outputs,
       resources: running.plan,
+      counts: () => running.report(),
       queueUrls,
       functions: running.functions,
       mappingsStarted: running.mappings?.started ?? [],

@@ -9,6 +9,7 @@ import type { AwsClients } from '../../aws/clients'
 import type { FunctionInventory } from '../../core/rehearse/inventory'
 import type { ResourcePlan } from '../../core/rehearse/resource-plan'
 import type { AssemblyStack } from '../../core/rehearse/template'
+import type { FunctionCount } from './functions'
 
 /** What the rehearsal's scenarios run against. */
 export interface ScenarioTarget {
@@ -25,8 +26,10 @@ export interface ScenarioTarget {
   readonly functions: readonly FunctionInventory[]
   /** The event source mappings running, `{logicalId, function, stream}`. */
   readonly mappingsStarted: readonly { readonly logicalId: string; readonly function: string; readonly stream: string }[]
-  /** The emulators' endpoints, unproxied. */
-  readonly endpoints: { readonly dynamodb: string; readonly kinesis: string; readonly s3: string; readonly sqs: string; readonly dataApi?: string }
+  /** The emulators' endpoints, unproxied (and the stand-ins': the Data API for the search store, CloudWatch). */
+  readonly endpoints: { readonly dynamodb: string; readonly kinesis: string; readonly s3: string; readonly sqs: string; readonly dataApi?: string; readonly cloudwatch?: string }
+  /** Each function's invocations and errors so far (the function host's counts). */
+  counts(): readonly FunctionCount[]
   /** Clients of the emulators, unproxied, with the emulators' key pair: for setting up and reading back. */
   readonly clients: AwsClients & { readonly sqs: SQSClient }
   /** Waits until every running mapping has nothing left to read (three rounds, for a pipeline of streams); false when a round took longer than `waitMs` (then every later call answers false at once). */
