@@ -2,10 +2,12 @@
  * The examples of docs/testing-with-floe.md, run as they are written there:
  * each code block after an `<!-- example: … -->` marker is read from the
  * page, compiled (esbuild) and run against a local stack, with its imports
- * given: `@snowplow/node-tracker` itself, `vitest`'s `expect`, and for the
- * Playwright example a `test` whose `page` is a headless Chromium page
- * (playwright-core) of a shop page whose browser tracker sends to the stack.
+ * given: `node:crypto` and `@snowplow/node-tracker` themselves, `vitest`'s
+ * `expect`, and for the Playwright examples a `test` whose `page` is a
+ * headless Chromium page (playwright-core) of a shop page whose browser
+ * tracker sends to the stack's collector.
  */
+import * as crypto from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { join } from 'node:path'
@@ -80,23 +82,43 @@ afterAll(async () => {
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true })
 })
 
-describe('docs/testing-with-floe.md', () => {
-  it('the Vitest example passes against the stack', async () => {
-    const tests = await load(example('vitest'), { '@snowplow/node-tracker': nodeTracker, vitest: (declare: (n: string, b: Body) => void) => ({ it: declare, expect }) }, ENV())
-    expect(tests.map((t) => t.name)).toEqual(['a page view is valid, and a checkout with the wrong type is not'])
-    for (const t of tests) await t.body({} as { page: Page })
-  }, 120_000)
+/** A Node tracker example's tests, run one after the other; answers their names. */
+async function runVitest(name: string): Promise<string[]> {
+  const tests = await load(example(name), { 'node:crypto': crypto, '@snowplow/node-tracker': nodeTracker, vitest: (declare: (n: string, b: Body) => void) => ({ it: declare, expect }) }, ENV())
+  for (const t of tests) await t.body({} as { page: Page })
+  return tests.map((t) => t.name)
+}
 
-  it('the Playwright example passes against the stack, in Chromium', async () => {
-    // Playwright's expect.poll waits 5 s by default (vitest's 1 s)
-    const playwrightExpect = Object.assign((v: unknown, m?: string) => expect(v, m), expect, { poll: (f: () => unknown, o: object = {}) => expect.poll(f, { timeout: 5_000, ...o }) })
-    const tests = await load(example('playwright'), { '@playwright/test': (declare: (n: string, b: Body) => void) => ({ test: declare, expect: playwrightExpect }) }, { ...ENV(), APP_URL: appUrl })
-    expect(tests).toHaveLength(1)
+/** A Playwright example's tests, each on a new page of the shop; answers their names. */
+async function runPlaywright(name: string): Promise<string[]> {
+  // Playwright's expect.poll waits 5 s by default (vitest's 1 s)
+  const playwrightExpect = Object.assign((v: unknown, m?: string) => expect(v, m), expect, { poll: (f: () => unknown, o: object = {}) => expect.poll(f, { timeout: 5_000, ...o }) })
+  const tests = await load(example(name), { 'node:crypto': crypto, '@playwright/test': (declare: (n: string, b: Body) => void) => ({ test: declare, expect: playwrightExpect }) }, { ...ENV(), APP_URL: appUrl })
+  for (const t of tests) {
     const page = await context!.newPage()
     try {
-      for (const t of tests) await t.body({ page })
+      await t.body({ page })
     } finally {
       await page.close()
     }
+  }
+  return tests.map((t) => t.name)
+}
+
+describe('docs/testing-with-floe.md', () => {
+  it('the Vitest example through the pipeline (/micro/wait, /micro/events/<id>) passes against the stack', async () => {
+    expect(await runVitest('vitest-pipeline')).toEqual(['a checkout is stored as a page view, and a click with an unknown schema fails'])
+  }, 120_000)
+
+  it('the Playwright example through the pipeline (/micro/wait) passes against the stack, in Chromium', async () => {
+    expect(await runPlaywright('playwright-pipeline')).toEqual(['the shop page stores a page view and the add to cart'])
+  }, 180_000)
+
+  it('the Vitest example with /micro/validate passes against the stack', async () => {
+    expect(await runVitest('vitest')).toEqual(['a page view is valid, and a checkout with the wrong type is not'])
+  }, 120_000)
+
+  it('the Playwright example with /micro/validate passes against the stack, in Chromium', async () => {
+    expect(await runPlaywright('playwright')).toEqual(['the shop page sends valid events'])
   }, 180_000)
 })
