@@ -7,9 +7,10 @@
  * directory it removes at the end (also on an error or an abort):
  * DynamoDB Local, kinesalite and s3rver (lib/local/emulators.ts) and an SQS
  * server (fauxqs, lib/local/sqs.ts); an IAM proxy in front of each
- * (lib/local/iam-proxy.ts), and in front of a stand-in that answers every
- * Lambda and CloudWatch call "not emulated" (so that those calls are still
- * authorized and reported). Each function runs with a key pair and session
+ * (lib/local/iam-proxy.ts), in front of CloudWatch's stand-in
+ * (./cloudwatch.ts: the function host's own counts), and in front of a
+ * stand-in that answers every Lambda call "not emulated" (so that those
+ * calls are still authorized and reported). Each function runs with a key pair and session
  * token of its own, mapped to its role's policies from the templates
  * (./identities.ts); its Kinesis mappings poll through the proxy with that
  * identity too (Lambda reads a stream with the function's role), and so do
@@ -62,6 +63,8 @@ import { runAssembly, type RunningAssembly } from './run'
 import { startSearchStoreStandIn } from './search-store'
 import type { ScenarioTarget } from './scenario-target'
 import { stackOutputs } from '../../core/rehearse/outputs'
+import { lambdaMetricsFrom, startCloudWatchStandIn } from './cloudwatch'
+import type { FunctionCount } from './functions'
 import { rehearseTeardown, type TeardownRehearsal } from './teardown'
 
 export type { ScenarioTarget } from './scenario-target'
@@ -172,6 +175,10 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     stops.push(() => sqs.stop())
     const standIn = await notEmulated()
     stops.push(() => new Promise<void>((r) => { standIn.server.closeAllConnections(); standIn.server.close(() => r()) }))
+    // CloudWatch answers the function host's own counts, once the functions run
+    let counts: () => readonly FunctionCount[] = () => []
+    const cloudwatch = await startCloudWatchStandIn({ metrics: lambdaMetricsFrom(() => counts(), functions0), log })
+    stops.push(() => cloudwatch.close())
     aborted()
     const store = o.searchStore === null ? undefined : await (o.searchStore ?? dataApiSearchStore)({ dir: join(tmp, 'search'), functions: functions0, log })
     if (store) stops.push(() => store.close())
@@ -197,7 +204,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       s3: await proxy(emulators.endpoints.s3, { upstreamCredentials: EMULATOR_CREDENTIALS }),
       sqs: await proxy(sqs.endpoint),
       lambda: await proxy(standIn.url, { eventSourceMappingFunction: (uuid) => mappingFunctions.get(uuid) }),
-      cloudwatch: await proxy(standIn.url),
+      cloudwatch: await proxy(cloudwatch.url),
       ...(store ? { 'rds-data': await proxy(store.endpoint) } : {}),
     }
     aborted()
@@ -273,6 +280,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
     })
     const running = run
     stops.push(() => running.stop())
+    counts = () => running.report()
     for (const t of running.plan.tables) tableKeys.set(`arn:aws:dynamodb:${REGION}:${LOCAL_ACCOUNT}:table/${t.name}`, t.keySchema.find((k) => k.KeyType === 'HASH')!.AttributeName)
     for (const m of running.mappings?.skipped ?? []) skipped.push({ what: `event source mapping ${m.logicalId} (${m.function})`, reason: m.reason })
     if (!store && dataApiTargets(functions0).length > 0) skipped.push({ what: 'the search store', reason: 'no Data API stands in for it: its loader\'s mappings do not run and the functions that query it are not proven' })
@@ -291,7 +299,7 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       queueUrls,
       functions: running.functions,
       mappingsStarted: running.mappings?.started ?? [],
-      endpoints: { ...emulators.endpoints, sqs: sqs.endpoint, ...(store ? { dataApi: store.endpoint } : {}) },
+      endpoints: { ...emulators.endpoints, sqs: sqs.endpoint, cloudwatch: cloudwatch.url, ...(store ? { dataApi: store.endpoint } : {}) },
       clients: { ...direct, sqs: directSqs },
       drain: async () => {
         // Once the mappings did not drain in time, they are stuck (a function failing, retried): later waits do not wait again.
