@@ -1,26 +1,9 @@
-import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand, type KinesisClient } from '@aws-sdk/client-kinesis'
+import type { KinesisClient } from '@aws-sdk/client-kinesis'
 import { decodeCollectorPayload, type DecodedCollectorPayload } from '../../lib/core/thrift/collector-payload'
+import { readStream } from '../../lib/local/rehearse/scenarios/streams'
 
-/** Every record currently in a stream, all shards, from the start. */
-export async function readStream(kinesis: KinesisClient, streamName: string): Promise<Buffer[]> {
-  const shards = (await kinesis.send(new ListShardsCommand({ StreamName: streamName }))).Shards ?? []
-  const out: Buffer[] = []
-  for (const shard of shards) {
-    let iterator = (await kinesis.send(new GetShardIteratorCommand({ StreamName: streamName, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator
-    while (iterator) {
-      const res = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }))
-      for (const r of res.Records ?? []) out.push(Buffer.from(r.Data!))
-      if (!res.Records?.length || res.MillisBehindLatest === 0) break
-      iterator = res.NextShardIterator
-    }
-  }
-  return out
-}
-
-/** Every record currently in a stream (all shards, from the start), as UTF-8 text. */
-export async function readTexts(kinesis: KinesisClient, streamName: string): Promise<string[]> {
-  return (await readStream(kinesis, streamName)).map((b) => b.toString('utf8'))
-}
+/** Every record in a stream (all shards, from the start), as bytes or as UTF-8 text: the rehearsal's own read-back. */
+export { readStream, readTexts } from '../../lib/local/rehearse/scenarios/streams'
 
 /** The decoded CollectorPayloads of a raw stream. */
 export async function readPayloads(kinesis: KinesisClient, streamName: string): Promise<DecodedCollectorPayload[]> {
