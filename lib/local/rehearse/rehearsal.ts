@@ -57,7 +57,7 @@ import { startEmulators, type Emulators } from '../emulators'
 import { startIamProxy, type IamProxy, type IamProxyOptions, type ProxyCall } from '../iam-proxy'
 import { QueueTrigger } from '../queue-trigger'
 import { startSqs, type LocalSqs } from '../sqs'
-import { builtInScenario } from './builtin-scenario'
+import { archiveStep, builtInScenario } from './builtin-scenario'
 import { authorizeByPolicies, functionIdentities } from './identities'
 import { runAssembly, type RunningAssembly } from './run'
 import { startSearchStoreStandIn } from './search-store'
@@ -310,14 +310,18 @@ export async function runRehearsal(o: RehearsalRunOptions): Promise<RunSection> 
       waitMs,
       log,
     }
-    scenarios.push(...(await builtInScenario(target)))
+    // with the client scenarios, the built-in archive check runs after them: they wait out the archive's batching window themselves
+    scenarios.push(...(await builtInScenario(target, { archiveLater: o.scenarios !== undefined })))
     aborted()
     if (running.schedules.length > 0) {
       const s = await running.runSchedules()
       for (const r of s.ran) scenarios.push({ name: `schedule ${r.logicalId} invokes ${r.function}`, ok: r.ok, ...(r.error ? { problem: r.error } : {}) })
       for (const r of s.skipped) skipped.push({ what: `schedule ${r.logicalId} (${r.function})`, reason: r.reason })
     }
-    if (o.scenarios) scenarios.push(...(await o.scenarios(target)))
+    if (o.scenarios) {
+      scenarios.push(...(await o.scenarios(target)))
+      scenarios.push(...(await archiveStep(target)))
+    }
     else skipped.push({ what: 'the client scenarios', reason: 'only the built-in tracker scenario ran' })
     await target.drain()
     aborted()
