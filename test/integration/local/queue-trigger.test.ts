@@ -147,7 +147,7 @@ describe('QueueTrigger (an SQS event source mapping)', () => {
   it('keeps the whole batch when the invocation fails or the answer names a message not in the batch', async () => {
     const q = await createDeclaredQueue(sqs, uniquePrefix('fail'), shortDecl(false, 5))
     let calls = 0
-    const { trigger } = startTrigger(q, () => {
+    const { trigger, batches } = startTrigger(q, () => {
       calls++
       if (calls === 1) throw new Error('boom')
       if (calls === 2) return { batchItemFailures: [{ itemIdentifier: 'not-in-the-batch' }] }
@@ -155,10 +155,11 @@ describe('QueueTrigger (an SQS event source mapping)', () => {
     })
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: q.url, Entries: ['x', 'y'].map((b, i) => ({ Id: String(i), MessageBody: b })) }))
     while (trigger.outcomes.reduce((n, o) => n + o.deleted.length, 0) < 2) await trigger.drain()
+    // a receive may return some of the messages (as SQS may): each of the two batches is kept whole, whatever its size
     expect(trigger.outcomes[0]).toMatchObject({ deleted: [], error: 'boom' })
-    expect(trigger.outcomes[0]?.kept).toHaveLength(2)
+    expect(trigger.outcomes[0]?.kept).toHaveLength(batches[0]!.length)
     expect(trigger.outcomes[1]?.deleted).toEqual([])
-    expect(trigger.outcomes[1]?.kept).toHaveLength(2)
+    expect(trigger.outcomes[1]?.kept).toHaveLength(batches[1]!.length)
   })
 
   it('deletes everything without ReportBatchItemFailures, whatever the answer', async () => {
