@@ -9,6 +9,7 @@ import { ACCEPTS_STREAMED_BODY, streamedBodyOf } from '../http/streamed-body'
 import { invoke, InvocationTimeoutError } from './handlers'
 import { countExchange } from './metrics'
 import { ACME_CHALLENGE_PREFIX } from '../core/https/rules'
+import { boundedBody } from './listen'
 
 interface CompiledRoute<F extends string = FunctionKey> {
   readonly routeKey: string
@@ -318,18 +319,12 @@ export async function startGateway(opts: { host?: string; port?: number; log?: (
         return plainText(res, status, `moved to ${target}\n`, { location: target })
       }
     }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size <= MAX_BODY) chunks.push(c)
-    })
-    req.on('end', async () => {
+    boundedBody(req, MAX_BODY, async (size, body) => {
       if (size > MAX_BODY) return errorResponse(res, 413, 'Request Entity Too Large')
       const route = selectRoute(table, req.method ?? 'GET', path)
       if (!route) return errorResponse(res, 404, 'Not Found')
       countExchange(route.fn, req, res, size) // bytes in and out, per function, for /metrics
-      const event = toEvent(req, Buffer.concat(chunks), route.routeKey, route.params, Date.now(), secure)
+      const event = toEvent(req, body, route.routeKey, route.params, Date.now(), secure)
       // this gateway writes a streamed body as it comes (API Gateway cannot: there the function collects it)
       Object.assign(event, { [ACCEPTS_STREAMED_BODY]: true })
       try {

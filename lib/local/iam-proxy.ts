@@ -26,6 +26,7 @@ import { connect, createServer as createNetServer, type AddressInfo, type Socket
 import { classify, needsBody, signatureScope, type AwsHttpRequest, type CheckContext } from '../core/rehearse/requests'
 import { deniedMessage, refusal, type ErrorAnswer } from './iam-proxy-errors'
 import { resignedAuthorization, type Credentials } from './sigv4-resign'
+import { listenLocal } from './listen'
 
 /** Who signs with an access key: a function (by its logical ID) with its role's policies. */
 export interface ProxyIdentity<P = unknown> {
@@ -367,14 +368,9 @@ export async function startIamProxy<P>(o: IamProxyOptions<P>): Promise<IamProxy>
     h2.once('error', reject)
     h2.listen(0, '127.0.0.1', () => resolve())
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve())
-  })
-  const { address, port } = server.address() as AddressInfo
-  const host = address.includes(':') ? `[${address}]` : address
+  const url = await listenLocal(server, o)
   return {
-    url: `http://${host}:${port}`,
+    url,
     calls,
     close: () =>
       new Promise<void>((resolve) => {

@@ -33,9 +33,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { columnMetadata, fieldValue, jsonValue, positionalSql, RequestError, type Column, type ResultSetOptions, type SqlParameter } from './rds-data-values'
+import { listenLocal } from './listen'
 
 export interface DataApiServerOptions {
   /** Where to listen (default 127.0.0.1). */
@@ -379,14 +379,9 @@ export async function startDataApiServer(o: DataApiServerOptions): Promise<DataA
     })
   })
   server.on('clientError', (_err, socket) => socket.destroy())
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve())
-  })
-  const { address, port } = server.address() as AddressInfo
-  const host = address.includes(':') ? `[${address}]` : address
+  const url = await listenLocal(server, o)
   return {
-    url: `http://${host}:${port}`,
+    url,
     openTransactions: () => transactions.size,
     busyTransactions: () => [...transactions.values()].filter((t) => t.busy).length,
     async close() {

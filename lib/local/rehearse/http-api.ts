@@ -13,6 +13,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { authorizerCacheKey, authorizerVerdict, identityValues, type ApiRoute, type Verdict } from '../../core/rehearse/http-api'
 import { authorizerEvent, compileRouteKeys, errorResponse, selectRoute, toEvent, writeResult } from '../gateway'
 import type { FunctionHost } from './functions'
+import { boundedBody } from '../listen'
 
 export interface RehearsalApi {
   readonly url: string
@@ -60,19 +61,13 @@ export async function startRehearsalApi(o: RehearsalApiOptions): Promise<Rehears
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size <= MAX_BODY) chunks.push(c)
-    })
-    req.on('end', async () => {
+    boundedBody(req, MAX_BODY, async (size, body) => {
       try {
         if (size > MAX_BODY) return errorResponse(res, 413, 'Request Entity Too Large')
         const selected = selectRoute(table, req.method ?? 'GET', path)
         if (!selected) return errorResponse(res, 404, 'Not Found')
         const route = byKey.get(selected.fn)!
-        const event = toEvent(req, Buffer.concat(chunks), route.routeKey, selected.params, now())
+        const event = toEvent(req, body, route.routeKey, selected.params, now())
         if (route.authorizer) {
           const v = await authorize(route, event)
           if ('status' in v) return errorResponse(res, v.status, v.message)
