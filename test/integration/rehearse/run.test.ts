@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { synthesize } from '../../../lib/cli/rehearse'
 import { projectRoot } from '../../../lib/local/handlers'
+import { runFloe } from '../../support/floe-cli'
 
 interface Report {
   ok: boolean
@@ -27,14 +28,7 @@ interface Report {
   failure?: string
 }
 
-function floe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin/floe.mjs'), ...args], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => (stdout += d))
-  child.stderr.on('data', (d) => (stderr += d))
-  return new Promise((r) => child.once('exit', (code) => r({ code, stdout, stderr })))
-}
+const floe = runFloe
 
 async function rehearse(dir: string, ...more: string[]): Promise<{ code: number | null; report: Report; stderr: string }> {
   const r = await floe(['rehearse', '--assembly', dir, '--json', ...more])

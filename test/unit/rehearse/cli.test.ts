@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,19 +6,13 @@ import { run } from '../../../lib/cli/index'
 import { formatReport } from '../../../lib/core/rehearse/report'
 import { projectRoot } from '../../../lib/local/handlers'
 import { synthAssembly } from '../../support/synth'
+import { runFloe } from '../../support/floe-cli'
 
 const root = mkdtempSync(join(tmpdir(), 'floe-rehearse-test-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 const assembly = synthAssembly(join(root, 'cdk.out'))
 
-function floe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin/floe.mjs'), ...args], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => (stdout += d))
-  child.stderr.on('data', (d) => (stderr += d))
-  return new Promise((r) => child.once('exit', (code) => r({ code, stdout, stderr })))
-}
+const floe = runFloe
 
 describe('floe rehearse --assembly', () => {
   it('passes the project\'s own assembly: exit 0, ok, no violation', async () => {
